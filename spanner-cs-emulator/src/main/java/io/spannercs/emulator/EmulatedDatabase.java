@@ -1,0 +1,69 @@
+package io.spannercs.emulator;
+
+import com.google.spanner.v1.Mutation;
+import io.spannercs.emulator.changestream.ChangeStream;
+import io.spannercs.emulator.schema.ChangeStreamDef;
+import io.spannercs.emulator.schema.Schema;
+import io.spannercs.emulator.storage.CommittedTransaction;
+import io.spannercs.emulator.storage.Database;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** A database served by the emulator together with its change streams. */
+public final class EmulatedDatabase {
+    private final Database database;
+    private final Map<String, ChangeStream> changeStreams = new LinkedHashMap<>();
+
+    EmulatedDatabase(
+            String name, Schema schema, int initialPartitions, int maxPartitions, long seed) {
+        this.database = new Database(name, schema);
+        for (ChangeStreamDef def : schema.changeStreams()) {
+            changeStreams.put(
+                    def.name().toLowerCase(Locale.ROOT),
+                    new ChangeStream(def, database, initialPartitions, maxPartitions, seed));
+        }
+    }
+
+    /** Full name, {@code projects/P/instances/I/databases/D}. */
+    public String name() {
+        return database.name();
+    }
+
+    public Database database() {
+        return database;
+    }
+
+    public Schema schema() {
+        return database.schema();
+    }
+
+    /** The change stream, or null if the schema has none of that name. */
+    public ChangeStream changeStream(String name) {
+        return changeStreams.get(name.toLowerCase(Locale.ROOT));
+    }
+
+    public List<ChangeStream> changeStreams() {
+        return new ArrayList<>(changeStreams.values());
+    }
+
+    /** Commits mutations directly, as a client transaction would. */
+    public CommittedTransaction commit(List<Mutation> mutations, String transactionTag) {
+        return database.commit(mutations, transactionTag, false);
+    }
+
+    /**
+     * Commits a system transaction, as Spanner's TTL deletes are: recorded with {@code
+     * is_system_transaction = true} and left out of streams with {@code exclude_ttl_deletes}.
+     */
+    public CommittedTransaction commitSystemTransaction(List<Mutation> mutations) {
+        return database.commit(mutations, "", true);
+    }
+
+    /** Every committed transaction with at least one row change, in commit order. */
+    public List<CommittedTransaction> groundTruth() {
+        return database.groundTruth();
+    }
+}

@@ -1,0 +1,54 @@
+package io.spannercs.emulator.changestream;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.Value;
+import com.google.protobuf.util.JsonFormat;
+import com.google.spanner.v1.ChangeStreamRecord.DataChangeRecord;
+import com.google.spanner.v1.Type;
+import java.util.List;
+
+/** JSON texts of legacy change records: column type descriptions and mod value objects. */
+final class LegacyJson {
+    private LegacyJson() {}
+
+    /**
+     * E.g. {@code {"code":"INT64"}} or {@code
+     * {"array_element_type":{"code":"STRING"},"code":"ARRAY"}}.
+     */
+    static String typeJson(Type type) {
+        StringBuilder sb = new StringBuilder("{");
+        if (type.hasArrayElementType()) {
+            sb.append("\"array_element_type\":")
+                    .append(typeJson(type.getArrayElementType()))
+                    .append(',');
+        }
+        sb.append("\"code\":\"").append(type.getCode().name()).append("\"}");
+        return sb.toString();
+    }
+
+    /** A JSON object of column name to value, values in Spanner's wire encoding. */
+    static String valuesJson(DataChangeRecord record, List<DataChangeRecord.ModValue> values) {
+        StringBuilder sb = new StringBuilder("{");
+        for (int i = 0; i < values.size(); i++) {
+            DataChangeRecord.ModValue v = values.get(i);
+            if (i > 0) {
+                sb.append(',');
+            }
+            String name = record.getColumnMetadata(v.getColumnMetadataIndex()).getName();
+            sb.append(quote(name)).append(':').append(valueJson(v.getValue()));
+        }
+        return sb.append('}').toString();
+    }
+
+    static String valueJson(Value v) {
+        try {
+            return JsonFormat.printer().omittingInsignificantWhitespace().print(v);
+        } catch (InvalidProtocolBufferException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static String quote(String s) {
+        return valueJson(Value.newBuilder().setStringValue(s).build());
+    }
+}

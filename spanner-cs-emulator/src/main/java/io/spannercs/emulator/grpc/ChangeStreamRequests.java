@@ -1,0 +1,229 @@
+package io.spannercs.emulator.grpc;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.Value;
+import com.google.spanner.v1.ExecuteSqlRequest;
+import com.google.spanner.v1.PartialResultSet;
+import com.google.spanner.v1.ResultSetMetadata;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.spannercs.emulator.EmulatedDatabase;
+import io.spannercs.emulator.changestream.ChangeStream;
+import io.spannercs.emulator.changestream.ChangeStreamQuery;
+import io.spannercs.emulator.changestream.FaultInjector;
+import io.spannercs.emulator.changestream.LegacyRecordEncoder;
+import io.spannercs.emulator.changestream.MutableRecordEncoder;
+import io.spannercs.emulator.changestream.Partition;
+import io.spannercs.emulator.changestream.RecordEncoder;
+import io.spannercs.emulator.changestream.RowSink;
+import io.spannercs.emulator.schema.PartitionMode;
+import io.spannercs.emulator.schema.SpannerTypes;
+import io.spannercs.emulator.sql.SqlExpr;
+import io.spannercs.emulator.sql.SqlStatement;
+import io.spannercs.emulator.storage.Timestamps;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * Validates {@code READ_<stream>} queries the way Spanner does (codes and messages as measured on
+ * Google's emulator) and starts them.
+ */
+final class ChangeStreamRequests {
+    static final long MIN_HEARTBEAT_MS = 100;
+    static final long MAX_HEARTBEAT_MS = 300_000;
+    static final Duration MAX_MUTABLE_WINDOW = Duration.ofMinutes(30);
+
+    private final ScheduledExecutorService scheduler;
+    private final FaultInjector faults;
+
+    ChangeStreamRequests(ScheduledExecutorService scheduler, FaultInjector faults) {
+        this.scheduler = scheduler;
+        this.faults = faults;
+    }
+
+    ChangeStreamQuery create(
+            EmulatedDatabase db,
+            SqlStatement.ChangeStreamRead read,
+            ExecuteSqlRequest request,
+            ServerCallStreamObserver<PartialResultSet> call) {
+        ChangeStream stream = db.changeStream(read.streamName());
+        if (stream == null) {
+            throw invalid("Table-valued function not found: READ_" + read.streamName());
+        }
+        Value start = argument(read, "start_timestamp", request);
+        Value end = argument(read, "end_timestamp", request);
+        Value token = argument(read, "partition_token", request);
+        Value heartbeat = argument(read, "heartbeat_milliseconds", request);
+
+        if (SpannerTypes.isNull(start)) {
+            throw invalid("start_timestamp must not be null.");
+        }
+        long startMicros = timestamp(start, "start_timestamp");
+        long endMicros =
+                SpannerTypes.isNull(end) ? Long.MAX_VALUE : timestamp(end, "end_timestamp");
+        if (SpannerTypes.isNull(heartbeat)) {
+            throw invalid("heartbeat_milliseconds must not be null.");
+        }
+        long heartbeatMs = integer(heartbeat, "heartbeat_milliseconds");
+        if (heartbeatMs < MIN_HEARTBEAT_MS || heartbeatMs > MAX_HEARTBEAT_MS) {
+            throw Status.OUT_OF_RANGE
+                    .withDescription(
+                            "heartbeat_milliseconds must be within min 100 and max 300000, but got "
+                                    + heartbeatMs
+                                    + ".")
+                    .asRuntimeException();
+        }
+        if (endMicros < startMicros) {
+            throw invalid(
+                    "If end_timestamp is specified, start_timestamp must be <= end_timestamp.");
+        }
+        long safe = db.database().safeMicros();
+        long oldest =
+                Math.max(
+                        stream.createdMicros(),
+                        safe - stream.def().retentionPeriod().toNanos() / 1000);
+        if (startMicros < oldest) {
+            throw Status.OUT_OF_RANGE
+                    .withDescription(
+                            "Specified start_timestamp is too far in the past. The oldest start_timestamp"
+                                    + " allowed for change stream "
+                                    + stream.def().name()
+                                    + " is "
+                                    + Timestamps.toInstant(oldest)
+                                    + ".")
+                    .asRuntimeException();
+        }
+        boolean mutable = stream.def().partitionMode() == PartitionMode.MUTABLE_KEY_RANGE;
+        if (mutable) {
+            if (endMicros == Long.MAX_VALUE) {
+                throw invalid(
+                        "end_timestamp must be specified for change stream "
+                                + stream.def().name()
+                                + " with partition_mode MUTABLE_KEY_RANGE.");
+            }
+            if (endMicros - startMicros > MAX_MUTABLE_WINDOW.toNanos() / 1000) {
+                throw invalid(
+                        "end_timestamp must be at most 30 minutes after start_timestamp for change"
+                                + " stream "
+                                + stream.def().name()
+                                + " with partition_mode MUTABLE_KEY_RANGE.");
+            }
+        }
+        Partition partition = null;
+        if (!SpannerTypes.isNull(token)) {
+            partition = token.hasStringValue() ? stream.partition(token.getStringValue()) : null;
+            if (partition == null) {
+                throw invalid(
+                        "Specified partition_token is invalid for change stream "
+                                + stream.def().name()
+                                + ".");
+            }
+        }
+        RecordEncoder encoder =
+                mutable ? MutableRecordEncoder.INSTANCE : LegacyRecordEncoder.INSTANCE;
+        RowSink sink =
+                new GrpcRowSink(
+                        call, ResultSetMetadata.newBuilder().setRowType(encoder.rowType()).build());
+        try {
+            return new ChangeStreamQuery(
+                    stream,
+                    partition,
+                    startMicros,
+                    endMicros,
+                    Duration.ofMillis(heartbeatMs),
+                    request.getResumeToken(),
+                    encoder,
+                    sink,
+                    scheduler,
+                    faults);
+        } catch (IllegalArgumentException e) {
+            throw invalid("Invalid resume token for this query");
+        }
+    }
+
+    private static Value argument(
+            SqlStatement.ChangeStreamRead read, String name, ExecuteSqlRequest request) {
+        SqlExpr expr = read.arguments().get(name);
+        return expr == null ? SpannerTypes.NULL : Params.bind(expr, request);
+    }
+
+    private static long timestamp(Value v, String name) {
+        if (!v.hasStringValue()) {
+            throw invalid("Invalid value for " + name + ": expected a TIMESTAMP.");
+        }
+        try {
+            return Timestamps.toMicros(Instant.parse(v.getStringValue()));
+        } catch (DateTimeParseException e) {
+            throw invalid("Invalid TIMESTAMP value for " + name + ": " + v.getStringValue());
+        }
+    }
+
+    private static long integer(Value v, String name) {
+        try {
+            return v.hasNumberValue()
+                    ? (long) v.getNumberValue()
+                    : Long.parseLong(v.getStringValue());
+        } catch (NumberFormatException e) {
+            throw invalid("Invalid INT64 value for " + name + ": " + v.getStringValue());
+        }
+    }
+
+    private static StatusRuntimeException invalid(String message) {
+        return Status.INVALID_ARGUMENT.withDescription(message).asRuntimeException();
+    }
+
+    /** Sends rows as PartialResultSets, the first one carrying the metadata. */
+    private static final class GrpcRowSink implements RowSink {
+        private final ServerCallStreamObserver<PartialResultSet> call;
+        private final ResultSetMetadata metadata;
+        private boolean metadataSent;
+
+        GrpcRowSink(ServerCallStreamObserver<PartialResultSet> call, ResultSetMetadata metadata) {
+            this.call = call;
+            this.metadata = metadata;
+        }
+
+        @Override
+        public boolean isReady() {
+            return call.isReady() && !call.isCancelled();
+        }
+
+        @Override
+        public void setOnReady(Runnable onReady) {
+            call.setOnReadyHandler(onReady);
+        }
+
+        @Override
+        public void setOnCancel(Runnable onCancel) {
+            call.setOnCancelHandler(onCancel);
+        }
+
+        @Override
+        public void sendRow(Value row, ByteString resumeToken) {
+            PartialResultSet.Builder b =
+                    PartialResultSet.newBuilder().addValues(row).setResumeToken(resumeToken);
+            if (!metadataSent) {
+                b.setMetadata(metadata);
+                metadataSent = true;
+            }
+            call.onNext(b.build());
+        }
+
+        @Override
+        public void complete() {
+            if (!metadataSent) {
+                call.onNext(PartialResultSet.newBuilder().setMetadata(metadata).build());
+                metadataSent = true;
+            }
+            call.onCompleted();
+        }
+
+        @Override
+        public void fail(StatusRuntimeException error) {
+            call.onError(error);
+        }
+    }
+}

@@ -1,0 +1,483 @@
+package io.spannercs.emulator.storage;
+
+import com.google.protobuf.ListValue;
+import com.google.protobuf.Value;
+import com.google.spanner.v1.KeyRange;
+import com.google.spanner.v1.KeySet;
+import com.google.spanner.v1.Mutation;
+import io.grpc.Status;
+import io.spannercs.emulator.schema.ColumnDef;
+import io.spannercs.emulator.schema.Schema;
+import io.spannercs.emulator.schema.SpannerTypes;
+import io.spannercs.emulator.schema.TableDef;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.LongConsumer;
+
+/**
+ * One database: tables, the commit clock and the ground truth. Commits are serialized; every commit
+ * timestamp is unique and greater than every timestamp handed out before, including the "safe"
+ * timestamps that heartbeats report.
+ */
+public final class Database {
+    private final String name;
+    private final Schema schema;
+    private final Map<String, TableData> tables = new LinkedHashMap<>();
+    private final List<CommitListener> listeners = new CopyOnWriteArrayList<>();
+    private final List<CommittedTransaction> groundTruth = new ArrayList<>();
+    private final long createdMicros;
+    private long lastMicros;
+    private long nextTransactionId = 1;
+
+    public Database(String name, Schema schema) {
+        this.name = name;
+        this.schema = schema;
+        for (TableDef t : schema.tables()) {
+            tables.put(t.name().toLowerCase(Locale.ROOT), new TableData(t));
+        }
+        this.createdMicros = Timestamps.nowMicros();
+        this.lastMicros = createdMicros;
+    }
+
+    /** Full name, {@code projects/P/instances/I/databases/D}. */
+    public String name() {
+        return name;
+    }
+
+    public Schema schema() {
+        return schema;
+    }
+
+    public long createdMicros() {
+        return createdMicros;
+    }
+
+    public void addCommitListener(CommitListener listener) {
+        listeners.add(listener);
+    }
+
+    /**
+     * The greatest timestamp at which everything is committed: no later commit gets a timestamp at
+     * or below it.
+     */
+    public synchronized long safeMicros() {
+        lastMicros = Math.max(lastMicros, Timestamps.nowMicros());
+        return lastMicros;
+    }
+
+    /**
+     * Runs an action at a fresh timestamp under the commit lock, as a commit would (partition churn
+     * uses it so its events are ordered with the data).
+     */
+    public synchronized long atNextTimestamp(LongConsumer action) {
+        long ts = nextTimestamp();
+        action.accept(ts);
+        return ts;
+    }
+
+    private long nextTimestamp() {
+        lastMicros = Math.max(lastMicros + 1, Timestamps.nowMicros());
+        return lastMicros;
+    }
+
+    /** Every committed transaction so far, in commit order. */
+    public synchronized List<CommittedTransaction> groundTruth() {
+        return Collections.unmodifiableList(new ArrayList<>(groundTruth));
+    }
+
+    /** Number of live rows per table. */
+    public synchronized Map<String, Integer> rowCounts() {
+        Map<String, Integer> out = new LinkedHashMap<>();
+        for (TableData t : tables.values()) {
+            out.put(t.table().name(), t.size());
+        }
+        return out;
+    }
+
+    /** Rows of a table at a timestamp (columns in table order), in key order. */
+    public synchronized List<List<Value>> read(String table, long atMicros) {
+        return tableData(table).readAt(atMicros);
+    }
+
+    /** Keys of the live rows of a table, in key order. */
+    public synchronized List<List<Value>> currentKeys(String table) {
+        return tableData(table).currentKeys();
+    }
+
+    /**
+     * Applies mutations atomically.
+     *
+     * @throws io.grpc.StatusRuntimeException with Spanner's code for an invalid mutation; nothing
+     *     is applied then
+     */
+    public synchronized CommittedTransaction commit(
+            List<Mutation> mutations, String transactionTag, boolean systemTransaction) {
+        Map<RowId, WorkingRow> working = new LinkedHashMap<>();
+        for (Mutation m : mutations) {
+            apply(m, working);
+        }
+        long ts = nextTimestamp();
+        Value commitTsValue =
+                SpannerTypes.str(SpannerTypes.formatTimestamp(Timestamps.toInstant(ts)));
+        List<RowChange> changes = new ArrayList<>();
+        for (Map.Entry<RowId, WorkingRow> e : working.entrySet()) {
+            WorkingRow w = e.getValue();
+            List<Value> after =
+                    w.current == null ? null : fillCommitTimestamp(w.current, commitTsValue);
+            e.getKey().data.write(e.getKey().key, after, ts);
+            RowChange change = w.toChange(e.getKey().data.table(), e.getKey().key, after);
+            if (change != null) {
+                changes.add(change);
+            }
+        }
+        CommittedTransaction txn =
+                new CommittedTransaction(
+                        Long.toString(nextTransactionId++),
+                        ts,
+                        transactionTag == null ? "" : transactionTag,
+                        systemTransaction,
+                        changes);
+        if (!changes.isEmpty()) {
+            groundTruth.add(txn);
+        }
+        for (CommitListener l : listeners) {
+            l.onCommit(txn);
+        }
+        return txn;
+    }
+
+    private static List<Value> fillCommitTimestamp(List<Value> row, Value commitTs) {
+        List<Value> out = null;
+        for (int i = 0; i < row.size(); i++) {
+            Value v = row.get(i);
+            if (v.hasStringValue() && v.getStringValue().equals("spanner.commit_timestamp()")) {
+                if (out == null) {
+                    out = new ArrayList<>(row);
+                }
+                out.set(i, commitTs);
+            }
+        }
+        return out == null ? row : out;
+    }
+
+    private TableData tableData(String table) {
+        TableData data = tables.get(table.toLowerCase(Locale.ROOT));
+        if (data == null) {
+            throw Status.NOT_FOUND
+                    .withDescription("Table not found: " + table)
+                    .asRuntimeException();
+        }
+        return data;
+    }
+
+    private void apply(Mutation m, Map<RowId, WorkingRow> working) {
+        switch (m.getOperationCase()) {
+            case INSERT:
+                applyWrite(m.getInsert(), WriteKind.INSERT, working);
+                break;
+            case UPDATE:
+                applyWrite(m.getUpdate(), WriteKind.UPDATE, working);
+                break;
+            case INSERT_OR_UPDATE:
+                applyWrite(m.getInsertOrUpdate(), WriteKind.INSERT_OR_UPDATE, working);
+                break;
+            case REPLACE:
+                applyWrite(m.getReplace(), WriteKind.REPLACE, working);
+                break;
+            case DELETE:
+                applyDelete(m.getDelete(), working);
+                break;
+            default:
+                throw Status.INVALID_ARGUMENT
+                        .withDescription("Unsupported mutation " + m.getOperationCase())
+                        .asRuntimeException();
+        }
+    }
+
+    private enum WriteKind {
+        INSERT,
+        UPDATE,
+        INSERT_OR_UPDATE,
+        REPLACE
+    }
+
+    private void applyWrite(Mutation.Write write, WriteKind kind, Map<RowId, WorkingRow> working) {
+        TableData data = tableData(write.getTable());
+        TableDef table = data.table();
+        int[] indexes = new int[write.getColumnsCount()];
+        for (int i = 0; i < indexes.length; i++) {
+            String col = write.getColumns(i);
+            indexes[i] = table.indexOf(col);
+            if (indexes[i] < 0) {
+                throw Status.NOT_FOUND
+                        .withDescription("Column not found in table " + table.name() + ": " + col)
+                        .asRuntimeException();
+            }
+        }
+        for (ColumnDef k : table.keyColumns()) {
+            if (write.getColumnsList().stream().noneMatch(c -> c.equalsIgnoreCase(k.name()))) {
+                throw Status.FAILED_PRECONDITION
+                        .withDescription(
+                                "Mutation on table "
+                                        + table.name()
+                                        + " lacks key column "
+                                        + k.name())
+                        .asRuntimeException();
+            }
+        }
+        for (ListValue values : write.getValuesList()) {
+            if (values.getValuesCount() != indexes.length) {
+                throw Status.INVALID_ARGUMENT
+                        .withDescription(
+                                "Mutation on table "
+                                        + table.name()
+                                        + " has "
+                                        + values.getValuesCount()
+                                        + " values for "
+                                        + indexes.length
+                                        + " columns")
+                        .asRuntimeException();
+            }
+            Value[] written = new Value[table.columns().size()];
+            for (int i = 0; i < indexes.length; i++) {
+                ColumnDef col = table.columns().get(indexes[i]);
+                written[indexes[i]] = canonical(table, col, values.getValues(i));
+            }
+            List<Value> key = new ArrayList<>();
+            for (ColumnDef k : table.keyColumns()) {
+                key.add(written[table.indexOf(k.name())]);
+            }
+            RowId id = new RowId(data, key);
+            WorkingRow w = working.computeIfAbsent(id, r -> new WorkingRow(data.current(key)));
+            boolean exists = w.current != null;
+            if (kind == WriteKind.INSERT && exists) {
+                throw Status.ALREADY_EXISTS
+                        .withDescription(
+                                "Row "
+                                        + keyText(key)
+                                        + " in table "
+                                        + table.name()
+                                        + " already exists")
+                        .asRuntimeException();
+            }
+            if (kind == WriteKind.UPDATE && !exists) {
+                throw Status.NOT_FOUND
+                        .withDescription(
+                                "Row " + keyText(key) + " not found in table " + table.name())
+                        .asRuntimeException();
+            }
+            boolean wholeRow = !exists || kind == WriteKind.REPLACE || kind == WriteKind.INSERT;
+            List<Value> next = new ArrayList<>();
+            for (int i = 0; i < written.length; i++) {
+                ColumnDef col = table.columns().get(i);
+                Value v = written[i];
+                if (v == null) {
+                    v = wholeRow ? SpannerTypes.NULL : w.current.get(i);
+                }
+                if (col.notNull() && SpannerTypes.isNull(v)) {
+                    throw Status.FAILED_PRECONDITION
+                            .withDescription(
+                                    table.name()
+                                            + "."
+                                            + col.name()
+                                            + " must not be NULL in table "
+                                            + table.name())
+                            .asRuntimeException();
+                }
+                next.add(v);
+                if (written[i] != null && !col.primaryKey()) {
+                    w.written.add(col.name().toLowerCase(Locale.ROOT));
+                }
+            }
+            if (exists && kind == WriteKind.REPLACE) {
+                w.rewritten = true;
+            }
+            w.current = next;
+        }
+    }
+
+    private Value canonical(TableDef table, ColumnDef col, Value v) {
+        try {
+            return SpannerTypes.canonicalize(col.type(), v);
+        } catch (IllegalArgumentException e) {
+            throw Status.FAILED_PRECONDITION
+                    .withDescription(
+                            e.getMessage() + " (column " + table.name() + "." + col.name() + ")")
+                    .asRuntimeException();
+        }
+    }
+
+    private void applyDelete(Mutation.Delete delete, Map<RowId, WorkingRow> working) {
+        TableData data = tableData(delete.getTable());
+        TableDef table = data.table();
+        KeySet keySet = delete.getKeySet();
+        Set<List<Value>> targets = new java.util.LinkedHashSet<>();
+        for (ListValue k : keySet.getKeysList()) {
+            targets.add(canonicalKey(table, k, false));
+        }
+        if (keySet.getAll() || keySet.getRangesCount() > 0) {
+            // Ranges see the rows as this transaction left them so far.
+            Set<List<Value>> candidates = new java.util.TreeSet<>(TableData.keyComparator(table));
+            candidates.addAll(data.currentKeys());
+            for (RowId id : working.keySet()) {
+                if (id.data == data) {
+                    candidates.add(id.key);
+                }
+            }
+            for (List<Value> key : candidates) {
+                if (keySet.getAll() || inAnyRange(table, key, keySet.getRangesList())) {
+                    targets.add(key);
+                }
+            }
+        }
+        for (List<Value> key : targets) {
+            RowId id = new RowId(data, key);
+            WorkingRow w = working.get(id);
+            if (w == null) {
+                List<Value> current = data.current(key);
+                if (current == null) {
+                    continue; // deleting an absent row records nothing
+                }
+                w = new WorkingRow(current);
+                working.put(id, w);
+            }
+            if (w.current != null) {
+                w.current = null;
+                w.rewritten = true;
+            }
+        }
+    }
+
+    private List<Value> canonicalKey(TableDef table, ListValue values, boolean prefixAllowed) {
+        List<ColumnDef> keys = table.keyColumns();
+        if (values.getValuesCount() > keys.size()
+                || (!prefixAllowed && values.getValuesCount() != keys.size())) {
+            throw Status.INVALID_ARGUMENT
+                    .withDescription(
+                            "Wrong number of key parts for table "
+                                    + table.name()
+                                    + ": expected "
+                                    + keys.size()
+                                    + ", got "
+                                    + values.getValuesCount())
+                    .asRuntimeException();
+        }
+        List<Value> out = new ArrayList<>();
+        for (int i = 0; i < values.getValuesCount(); i++) {
+            out.add(canonical(table, keys.get(i), values.getValues(i)));
+        }
+        return out;
+    }
+
+    private boolean inAnyRange(TableDef table, List<Value> key, List<KeyRange> ranges) {
+        for (KeyRange r : ranges) {
+            boolean lowOk;
+            switch (r.getStartKeyTypeCase()) {
+                case START_CLOSED:
+                    lowOk =
+                            comparePrefix(table, key, canonicalKey(table, r.getStartClosed(), true))
+                                    >= 0;
+                    break;
+                case START_OPEN:
+                    lowOk =
+                            comparePrefix(table, key, canonicalKey(table, r.getStartOpen(), true))
+                                    > 0;
+                    break;
+                default:
+                    lowOk = true;
+            }
+            boolean highOk;
+            switch (r.getEndKeyTypeCase()) {
+                case END_CLOSED:
+                    highOk =
+                            comparePrefix(table, key, canonicalKey(table, r.getEndClosed(), true))
+                                    <= 0;
+                    break;
+                case END_OPEN:
+                    highOk =
+                            comparePrefix(table, key, canonicalKey(table, r.getEndOpen(), true))
+                                    < 0;
+                    break;
+                default:
+                    highOk = true;
+            }
+            if (lowOk && highOk) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Compares a full key with a key prefix; 0 means the key starts with the prefix. */
+    private static int comparePrefix(TableDef table, List<Value> key, List<Value> prefix) {
+        for (int i = 0; i < prefix.size(); i++) {
+            int c =
+                    SpannerTypes.compare(
+                            table.keyColumns().get(i).type(), key.get(i), prefix.get(i));
+            if (c != 0) {
+                return c;
+            }
+        }
+        return 0;
+    }
+
+    private static String keyText(List<Value> key) {
+        StringBuilder sb = new StringBuilder("[");
+        for (int i = 0; i < key.size(); i++) {
+            if (i > 0) {
+                sb.append(',');
+            }
+            Value v = key.get(i);
+            sb.append(v.hasStringValue() ? v.getStringValue() : v.toString().trim());
+        }
+        return sb.append(']').toString();
+    }
+
+    /** A row touched by the transaction being applied. */
+    private static final class WorkingRow {
+        final List<Value> before;
+        List<Value> current;
+        final Set<String> written = new HashSet<>();
+
+        /** Deleted or replaced during the transaction: a surviving row is a whole new INSERT. */
+        boolean rewritten;
+
+        WorkingRow(List<Value> before) {
+            this.before = before;
+            this.current = before;
+        }
+
+        RowChange toChange(TableDef table, List<Value> key, List<Value> after) {
+            if (before == null && after == null) {
+                return null;
+            }
+            if (before == null || (rewritten && after != null)) {
+                return new RowChange(table, key, ModType.INSERT, before, after, allColumns(table));
+            }
+            if (after == null) {
+                return new RowChange(table, key, ModType.DELETE, before, null, Set.of());
+            }
+            return new RowChange(table, key, ModType.UPDATE, before, after, written);
+        }
+
+        private static Set<String> allColumns(TableDef table) {
+            Set<String> all = new HashSet<>();
+            for (ColumnDef c : table.columns()) {
+                if (!c.primaryKey()) {
+                    all.add(c.name().toLowerCase(Locale.ROOT));
+                }
+            }
+            return all;
+        }
+    }
+
+    /** Identity of a row: table and canonical key. */
+    private record RowId(TableData data, List<Value> key) {}
+}
