@@ -81,6 +81,12 @@ public final class SpannerTypes {
                     if (type.getCode() == TypeCode.FLOAT32) {
                         d = (float) d;
                     }
+                    if (Double.isNaN(d)) {
+                        return str("NaN"); // Spanner sends non-finite floats as strings
+                    }
+                    if (Double.isInfinite(d)) {
+                        return str(d > 0 ? "Infinity" : "-Infinity");
+                    }
                     return Value.newBuilder().setNumberValue(d).build();
                 }
                 if (v.hasStringValue()) {

@@ -1,0 +1,330 @@
+package io.spannercs.emulator.testing;
+
+import com.google.cloud.Timestamp;
+import com.google.cloud.spanner.DatabaseClient;
+import com.google.cloud.spanner.ResultSet;
+import com.google.cloud.spanner.Statement;
+import com.google.cloud.spanner.Struct;
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.Value;
+import com.google.protobuf.util.JsonFormat;
+import com.google.spanner.v1.ChangeStreamRecord;
+import com.google.spanner.v1.ChangeStreamRecord.DataChangeRecord;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Reads a change stream over a closed window with the official client only, following every
+ * partition (child partitions in legacy mode, PartitionStartRecords in mutable mode) to its end.
+ * Used by tests as an independent reader to compare with the emulator's ground truth.
+ */
+public final class ClientChangeStreamReader {
+    private final DatabaseClient client;
+    private final String stream;
+    private final boolean mutable;
+    private final long heartbeatMillis;
+
+    public ClientChangeStreamReader(DatabaseClient client, String stream, boolean mutable) {
+        this(client, stream, mutable, 1000);
+    }
+
+    public ClientChangeStreamReader(
+            DatabaseClient client, String stream, boolean mutable, long heartbeatMillis) {
+        this.client = client;
+        this.stream = stream;
+        this.mutable = mutable;
+        this.heartbeatMillis = heartbeatMillis;
+    }
+
+    /** Every record of every partition in [start, end], grouped by partition in read order. */
+    public Map<String, List<ReadRecord>> readAll(Timestamp start, Timestamp end) {
+        Map<String, List<ReadRecord>> out = new LinkedHashMap<>();
+        Deque<Object[]> queue = new ArrayDeque<>();
+        Set<String> seen = new HashSet<>();
+        for (ReadRecord r : query(null, start, end)) {
+            for (String t : r.tokens()) {
+                if (seen.add(t)) {
+                    queue.add(new Object[] {t, start});
+                }
+            }
+        }
+        while (!queue.isEmpty()) {
+            Object[] next = queue.poll();
+            String token = (String) next[0];
+            List<ReadRecord> records = query(token, (Timestamp) next[1], end);
+            out.put(token, records);
+            for (ReadRecord r : records) {
+                if (r.kind() == ReadRecord.Kind.CHILD_PARTITIONS
+                        || r.kind() == ReadRecord.Kind.PARTITION_START) {
+                    for (String t : r.tokens()) {
+                        if (seen.add(t)) {
+                            queue.add(new Object[] {t, toTimestamp(r.micros())});
+                        }
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The records of one query (root query when token is null). */
+    public List<ReadRecord> query(String token, Timestamp start, Timestamp end) {
+        Statement statement =
+                Statement.newBuilder(
+                                "SELECT ChangeRecord FROM READ_"
+                                        + stream
+                                        + "(start_timestamp => @start, end_timestamp => @end,"
+                                        + " partition_token => @token, heartbeat_milliseconds => @hb)")
+                        .bind("start")
+                        .to(start)
+                        .bind("end")
+                        .to(end)
+                        .bind("token")
+                        .to(token)
+                        .bind("hb")
+                        .to(heartbeatMillis)
+                        .build();
+        List<ReadRecord> out = new ArrayList<>();
+        try (ResultSet rs = client.singleUse().executeQuery(statement)) {
+            while (rs.next()) {
+                if (mutable) {
+                    out.add(
+                            fromProto(
+                                    token,
+                                    rs.getProtoMessage(
+                                            0, ChangeStreamRecord.getDefaultInstance())));
+                } else {
+                    for (Struct element : rs.getStructList(0)) {
+                        out.addAll(fromLegacy(token, element));
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    static Timestamp toTimestamp(long micros) {
+        return Timestamp.ofTimeMicroseconds(micros);
+    }
+
+    static long micros(com.google.protobuf.Timestamp t) {
+        return t.getSeconds() * 1_000_000L + t.getNanos() / 1000;
+    }
+
+    static long micros(Timestamp t) {
+        return t.getSeconds() * 1_000_000L + t.getNanos() / 1000;
+    }
+
+    // ---- mutable mode -----------------------------------------------------------------
+
+    static ReadRecord fromProto(String token, ChangeStreamRecord r) {
+        switch (r.getRecordCase()) {
+            case DATA_CHANGE_RECORD:
+                {
+                    DataChangeRecord d = r.getDataChangeRecord();
+                    List<ReadRecord.Column> columns = new ArrayList<>();
+                    for (DataChangeRecord.ColumnMetadata c : d.getColumnMetadataList()) {
+                        columns.add(
+                                new ReadRecord.Column(
+                                        c.getName(),
+                                        c.getType().getCode().name(),
+                                        c.getIsPrimaryKey(),
+                                        c.getOrdinalPosition()));
+                    }
+                    List<ReadRecord.Mod> mods = new ArrayList<>();
+                    for (DataChangeRecord.Mod m : d.getModsList()) {
+                        mods.add(
+                                new ReadRecord.Mod(
+                                        byName(d, m.getKeysList()),
+                                        byName(d, m.getNewValuesList()),
+                                        byName(d, m.getOldValuesList())));
+                    }
+                    ReadRecord.Data data =
+                            new ReadRecord.Data(
+                                    d.getServerTransactionId(),
+                                    d.getIsLastRecordInTransactionInPartition(),
+                                    d.getTable(),
+                                    columns,
+                                    mods,
+                                    d.getModType().name(),
+                                    d.getValueCaptureType().name(),
+                                    d.getNumberOfRecordsInTransaction(),
+                                    d.getNumberOfPartitionsInTransaction(),
+                                    d.getTransactionTag(),
+                                    d.getIsSystemTransaction());
+                    return new ReadRecord(
+                            ReadRecord.Kind.DATA,
+                            token,
+                            micros(d.getCommitTimestamp()),
+                            d.getRecordSequence(),
+                            data,
+                            List.of(),
+                            List.of(),
+                            List.of(),
+                            List.of());
+                }
+            case HEARTBEAT_RECORD:
+                return simple(
+                        ReadRecord.Kind.HEARTBEAT,
+                        token,
+                        micros(r.getHeartbeatRecord().getTimestamp()),
+                        "");
+            case PARTITION_START_RECORD:
+                return new ReadRecord(
+                        ReadRecord.Kind.PARTITION_START,
+                        token,
+                        micros(r.getPartitionStartRecord().getStartTimestamp()),
+                        r.getPartitionStartRecord().getRecordSequence(),
+                        null,
+                        r.getPartitionStartRecord().getPartitionTokensList(),
+                        List.of(),
+                        List.of(),
+                        List.of());
+            case PARTITION_END_RECORD:
+                return simple(
+                        ReadRecord.Kind.PARTITION_END,
+                        token,
+                        micros(r.getPartitionEndRecord().getEndTimestamp()),
+                        r.getPartitionEndRecord().getRecordSequence());
+            case PARTITION_EVENT_RECORD:
+                {
+                    ChangeStreamRecord.PartitionEventRecord e = r.getPartitionEventRecord();
+                    List<String> in = new ArrayList<>();
+                    e.getMoveInEventsList().forEach(m -> in.add(m.getSourcePartitionToken()));
+                    List<String> outs = new ArrayList<>();
+                    e.getMoveOutEventsList()
+                            .forEach(m -> outs.add(m.getDestinationPartitionToken()));
+                    return new ReadRecord(
+                            ReadRecord.Kind.PARTITION_EVENT,
+                            token,
+                            micros(e.getCommitTimestamp()),
+                            e.getRecordSequence(),
+                            null,
+                            List.of(),
+                            List.of(),
+                            in,
+                            outs);
+                }
+            default:
+                throw new IllegalStateException("Unknown record " + r);
+        }
+    }
+
+    private static ReadRecord simple(ReadRecord.Kind kind, String token, long micros, String seq) {
+        return new ReadRecord(
+                kind, token, micros, seq, null, List.of(), List.of(), List.of(), List.of());
+    }
+
+    private static Map<String, Value> byName(
+            DataChangeRecord d, List<DataChangeRecord.ModValue> values) {
+        Map<String, Value> out = new LinkedHashMap<>();
+        for (DataChangeRecord.ModValue v : values) {
+            out.put(d.getColumnMetadata(v.getColumnMetadataIndex()).getName(), v.getValue());
+        }
+        return out;
+    }
+
+    // ---- legacy mode --------------------------------------------------------------------
+
+    static List<ReadRecord> fromLegacy(String token, Struct element) {
+        List<ReadRecord> out = new ArrayList<>();
+        for (Struct d : element.getStructList("data_change_record")) {
+            List<ReadRecord.Column> columns = new ArrayList<>();
+            for (Struct c : d.getStructList("column_types")) {
+                columns.add(
+                        new ReadRecord.Column(
+                                c.getString("name"),
+                                typeCode(c.getJson("type")),
+                                c.getBoolean("is_primary_key"),
+                                c.getLong("ordinal_position")));
+            }
+            List<ReadRecord.Mod> mods = new ArrayList<>();
+            for (Struct m : d.getStructList("mods")) {
+                mods.add(
+                        new ReadRecord.Mod(
+                                parseJsonObject(m.getJson("keys")),
+                                parseJsonObject(m.getJson("new_values")),
+                                parseJsonObject(m.getJson("old_values"))));
+            }
+            ReadRecord.Data data =
+                    new ReadRecord.Data(
+                            d.getString("server_transaction_id"),
+                            d.getBoolean("is_last_record_in_transaction_in_partition"),
+                            d.getString("table_name"),
+                            columns,
+                            mods,
+                            d.getString("mod_type"),
+                            d.getString("value_capture_type"),
+                            d.getLong("number_of_records_in_transaction"),
+                            d.getLong("number_of_partitions_in_transaction"),
+                            d.getString("transaction_tag"),
+                            d.getBoolean("is_system_transaction"));
+            out.add(
+                    new ReadRecord(
+                            ReadRecord.Kind.DATA,
+                            token,
+                            micros(d.getTimestamp("commit_timestamp")),
+                            d.getString("record_sequence"),
+                            data,
+                            List.of(),
+                            List.of(),
+                            List.of(),
+                            List.of()));
+        }
+        for (Struct h : element.getStructList("heartbeat_record")) {
+            out.add(
+                    simple(
+                            ReadRecord.Kind.HEARTBEAT,
+                            token,
+                            micros(h.getTimestamp("timestamp")),
+                            ""));
+        }
+        for (Struct c : element.getStructList("child_partitions_record")) {
+            List<String> tokens = new ArrayList<>();
+            List<List<String>> parents = new ArrayList<>();
+            for (Struct child : c.getStructList("child_partitions")) {
+                tokens.add(child.getString("token"));
+                parents.add(child.getStringList("parent_partition_tokens"));
+            }
+            out.add(
+                    new ReadRecord(
+                            ReadRecord.Kind.CHILD_PARTITIONS,
+                            token,
+                            micros(c.getTimestamp("start_timestamp")),
+                            c.getString("record_sequence"),
+                            null,
+                            tokens,
+                            parents,
+                            List.of(),
+                            List.of()));
+        }
+        return out;
+    }
+
+    private static String typeCode(String typeJson) {
+        com.google.spanner.v1.Type.Builder b = com.google.spanner.v1.Type.newBuilder();
+        try {
+            JsonFormat.parser().ignoringUnknownFields().merge(typeJson, b);
+        } catch (InvalidProtocolBufferException e) {
+            throw new IllegalStateException("Bad column type JSON " + typeJson, e);
+        }
+        return b.getCode().name();
+    }
+
+    /** Parses a JSON object of column values into protobuf Values (Spanner's wire encoding). */
+    public static Map<String, Value> parseJsonObject(String json) {
+        com.google.protobuf.Struct.Builder b = com.google.protobuf.Struct.newBuilder();
+        try {
+            JsonFormat.parser().merge(json, b);
+        } catch (InvalidProtocolBufferException e) {
+            throw new IllegalStateException("Bad mod JSON " + json, e);
+        }
+        return new LinkedHashMap<>(b.getFieldsMap());
+    }
+}
