@@ -11,6 +11,7 @@ import io.spannercs.emulator.testing.EmulatorClients;
 import io.spannercs.emulator.testing.ExpectedMod;
 import io.spannercs.emulator.testing.RandomClientWrites;
 import io.spannercs.emulator.testing.ReadRecord;
+import io.spannercs.emulator.testing.TestTimes;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -65,7 +66,7 @@ class ChangeStreamGroundTruthTest {
                         .seed(7)
                         .start();
         clients = new EmulatorClients(emulator);
-        start = Timestamp.now();
+        start = TestTimes.now();
         RandomClientWrites writes = new RandomClientWrites(11, 40);
         for (int i = 0; i < 400; i++) {
             writes.writeOne(clients.client());
@@ -75,7 +76,7 @@ class ChangeStreamGroundTruthTest {
                 }
             }
         }
-        end = Timestamp.now();
+        end = TestTimes.now();
         assertThat(emulator.database().groundTruth()).hasSizeGreaterThan(200);
     }
 

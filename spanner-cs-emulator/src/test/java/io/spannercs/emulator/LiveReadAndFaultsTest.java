@@ -14,6 +14,7 @@ import io.grpc.Status;
 import io.spannercs.emulator.testing.ClientChangeStreamReader;
 import io.spannercs.emulator.testing.EmulatorClients;
 import io.spannercs.emulator.testing.ReadRecord;
+import io.spannercs.emulator.testing.TestTimes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -78,7 +79,7 @@ class LiveReadAndFaultsTest {
     @Test
     void liveQueryDeliversRowsPromptlyAndHeartbeatsAtTheInterval() throws Exception {
         String token = emulator.database().changeStream("mutable").liveTokens().get(0);
-        Timestamp start = Timestamp.now();
+        Timestamp start = TestTimes.now();
         Timestamp end =
                 Timestamp.ofTimeMicroseconds(start.toSqlTimestamp().getTime() * 1000 + 2_000_000);
         ScheduledExecutorService writer = Executors.newSingleThreadScheduledExecutor();
@@ -119,11 +120,11 @@ class LiveReadAndFaultsTest {
 
     @Test
     void clientResumesAfterInjectedUnavailableWithoutLossOrDuplicates() {
-        Timestamp start = Timestamp.now();
+        Timestamp start = TestTimes.now();
         for (int i = 0; i < 20; i++) {
             insert(i);
         }
-        Timestamp end = Timestamp.now();
+        Timestamp end = TestTimes.now();
         String token = emulator.database().changeStream("legacy").liveTokens().get(0);
         emulator.faults().failStreamAfterRows(token, 5, Status.Code.UNAVAILABLE, 2);
         List<ReadRecord> records =
@@ -140,14 +141,14 @@ class LiveReadAndFaultsTest {
 
     @Test
     void permanentStreamFailureReachesTheClient() {
-        Timestamp start = Timestamp.now();
+        Timestamp start = TestTimes.now();
         insert(1);
         String token = emulator.database().changeStream("legacy").liveTokens().get(0);
         emulator.faults().failStreamAfterRows(token, 0, Status.Code.PERMISSION_DENIED, 1);
         assertThatThrownBy(
                         () ->
                                 new ClientChangeStreamReader(clients.client(), "legacy", false)
-                                        .query(token, start, Timestamp.now()))
+                                        .query(token, start, TestTimes.now()))
                 .isInstanceOfSatisfying(
                         SpannerException.class,
                         e -> assertThat(e.getErrorCode()).isEqualTo(ErrorCode.PERMISSION_DENIED));
@@ -155,11 +156,11 @@ class LiveReadAndFaultsTest {
 
     @Test
     void latencySlowsOnlyTheChosenPartition() {
-        Timestamp start = Timestamp.now();
+        Timestamp start = TestTimes.now();
         for (int i = 0; i < 10; i++) {
             insert(i);
         }
-        Timestamp end = Timestamp.now();
+        Timestamp end = TestTimes.now();
         String token = emulator.database().changeStream("legacy").liveTokens().get(0);
         emulator.faults().setLatency(token, Duration.ofMillis(50));
         long t0 = System.nanoTime();

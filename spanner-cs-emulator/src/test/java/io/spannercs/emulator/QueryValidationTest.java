@@ -12,6 +12,7 @@ import com.google.cloud.spanner.Statement;
 import com.google.cloud.spanner.TimestampBound;
 import com.google.cloud.spanner.Value;
 import io.spannercs.emulator.testing.EmulatorClients;
+import io.spannercs.emulator.testing.TestTimes;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -90,7 +91,7 @@ class QueryValidationTest {
 
     @Test
     void unknownStream() {
-        Timestamp now = Timestamp.now();
+        Timestamp now = TestTimes.now();
         assertFails(
                 read("nope", ts(now), ts(now), null, 1000),
                 ErrorCode.INVALID_ARGUMENT,
@@ -99,7 +100,7 @@ class QueryValidationTest {
 
     @Test
     void startBeforeStreamExisted() {
-        Timestamp now = Timestamp.now();
+        Timestamp now = TestTimes.now();
         assertFails(
                 read("legacy", ts(plusSeconds(now, -3600)), ts(now), null, 1000),
                 ErrorCode.OUT_OF_RANGE,
@@ -108,7 +109,7 @@ class QueryValidationTest {
 
     @Test
     void endBeforeStart() {
-        Timestamp now = Timestamp.now();
+        Timestamp now = TestTimes.now();
         assertFails(
                 read("legacy", ts(now), ts(plusSeconds(now, -1)), null, 1000),
                 ErrorCode.INVALID_ARGUMENT,
@@ -117,7 +118,7 @@ class QueryValidationTest {
 
     @Test
     void garbageAndForeignTokens() {
-        Timestamp now = Timestamp.now();
+        Timestamp now = TestTimes.now();
         assertFails(
                 read("legacy", ts(now), ts(now), "garbage", 1000),
                 ErrorCode.INVALID_ARGUMENT,
@@ -131,7 +132,7 @@ class QueryValidationTest {
 
     @Test
     void heartbeatOutOfRange() {
-        Timestamp now = Timestamp.now();
+        Timestamp now = TestTimes.now();
         for (long hb : new long[] {99, 300001}) {
             assertFails(
                     read("legacy", ts(now), ts(now), null, hb),
@@ -143,14 +144,14 @@ class QueryValidationTest {
     @Test
     void nullStart() {
         assertFails(
-                read("legacy", Value.timestamp(null), ts(Timestamp.now()), null, 1000),
+                read("legacy", Value.timestamp(null), ts(TestTimes.now()), null, 1000),
                 ErrorCode.INVALID_ARGUMENT,
                 "start_timestamp must not be null.");
     }
 
     @Test
     void multiUseTransactions() {
-        Timestamp now = Timestamp.now();
+        Timestamp now = TestTimes.now();
         Statement q = read("legacy", ts(now), ts(now), null, 1000);
         assertThatThrownBy(
                         () -> {
@@ -184,7 +185,7 @@ class QueryValidationTest {
 
     @Test
     void mutableWindowRules() {
-        Timestamp now = Timestamp.now();
+        Timestamp now = TestTimes.now();
         assertFails(
                 read("mutable", ts(now), Value.timestamp(null), null, 1000),
                 ErrorCode.INVALID_ARGUMENT,
@@ -197,7 +198,7 @@ class QueryValidationTest {
 
     @Test
     void futureStartWaits() {
-        Timestamp now = Timestamp.now();
+        Timestamp now = TestTimes.now();
         Timestamp start = plusSeconds(now, 1);
         long before = System.nanoTime();
         try (ResultSet rs =

@@ -12,6 +12,7 @@ import com.google.cloud.spanner.Spanner;
 import com.google.cloud.spanner.SpannerOptions;
 import com.google.cloud.spanner.Statement;
 import com.google.spanner.v1.ChangeStreamRecord;
+import io.spannercs.emulator.testing.TestTimes;
 import org.junit.jupiter.api.Test;
 
 class SmokeTest {
@@ -36,7 +37,7 @@ class SmokeTest {
                                         emulator.projectId(),
                                         emulator.instanceId(),
                                         emulator.databaseId()));
-                Timestamp start = Timestamp.now();
+                Timestamp start = TestTimes.now();
                 Timestamp ts =
                         client.write(
                                 java.util.List.of(
@@ -59,7 +60,7 @@ class SmokeTest {
                                 .bind("s")
                                 .to(start)
                                 .bind("e")
-                                .to(Timestamp.now())
+                                .to(TestTimes.now())
                                 .bind("t")
                                 .to((String) null)
                                 .bind("h")

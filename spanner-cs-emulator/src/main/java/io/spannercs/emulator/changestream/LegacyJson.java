@@ -28,14 +28,18 @@ final class LegacyJson {
 
     /** A JSON object of column name to value, values in Spanner's wire encoding. */
     static String valuesJson(DataChangeRecord record, List<DataChangeRecord.ModValue> values) {
+        // Google's emulator writes the object with its keys sorted.
+        java.util.TreeMap<String, Value> sorted = new java.util.TreeMap<>();
+        for (DataChangeRecord.ModValue v : values) {
+            sorted.put(
+                    record.getColumnMetadata(v.getColumnMetadataIndex()).getName(), v.getValue());
+        }
         StringBuilder sb = new StringBuilder("{");
-        for (int i = 0; i < values.size(); i++) {
-            DataChangeRecord.ModValue v = values.get(i);
-            if (i > 0) {
+        for (java.util.Map.Entry<String, Value> e : sorted.entrySet()) {
+            if (sb.length() > 1) {
                 sb.append(',');
             }
-            String name = record.getColumnMetadata(v.getColumnMetadataIndex()).getName();
-            sb.append(quote(name)).append(':').append(valueJson(v.getValue()));
+            sb.append(quote(e.getKey())).append(':').append(valueJson(e.getValue()));
         }
         return sb.append('}').toString();
     }

@@ -51,7 +51,13 @@ final class ChangeStreamRequests {
             ServerCallStreamObserver<PartialResultSet> call) {
         ChangeStream stream = db.changeStream(read.streamName());
         if (stream == null) {
-            throw invalid("Table-valued function not found: READ_" + read.streamName());
+            int column = request.getSql().toUpperCase().indexOf("READ_") + 1;
+            throw invalid(
+                    "Table-valued function not found: READ_"
+                            + read.streamName()
+                            + " [at 1:"
+                            + column
+                            + "]");
         }
         Value start = argument(read, "start_timestamp", request);
         Value end = argument(read, "end_timestamp", request);
@@ -71,14 +77,20 @@ final class ChangeStreamRequests {
         if (heartbeatMs < MIN_HEARTBEAT_MS || heartbeatMs > MAX_HEARTBEAT_MS) {
             throw Status.OUT_OF_RANGE
                     .withDescription(
-                            "heartbeat_milliseconds must be within min 100 and max 300000, but got "
+                            "heartbeat_milliseconds must be within min 100 and max 300000."
+                                    + " Received heartbeat_milliseconds: "
                                     + heartbeatMs
                                     + ".")
                     .asRuntimeException();
         }
         if (endMicros < startMicros) {
             throw invalid(
-                    "If end_timestamp is specified, start_timestamp must be <= end_timestamp.");
+                    "If end_timestamp is specified, start_timestamp must be <= end_timestamp."
+                            + " Received start_timestamp: "
+                            + forMessage(startMicros)
+                            + ", end_timestamp: "
+                            + forMessage(endMicros)
+                            + ".");
         }
         long safe = db.database().safeMicros();
         long oldest =
@@ -88,11 +100,11 @@ final class ChangeStreamRequests {
         if (startMicros < oldest) {
             throw Status.OUT_OF_RANGE
                     .withDescription(
-                            "Specified start_timestamp is too far in the past. The oldest start_timestamp"
-                                    + " allowed for change stream "
-                                    + stream.def().name()
-                                    + " is "
-                                    + Timestamps.toInstant(oldest)
+                            "Specified start_timestamp is too far in the past. Please specify a"
+                                    + " start_timestamp within the earliest read timestamp: "
+                                    + forMessage(oldest)
+                                    + ". Received start_timestamp: "
+                                    + forMessage(startMicros)
                                     + ".")
                     .asRuntimeException();
         }
@@ -117,8 +129,9 @@ final class ChangeStreamRequests {
             partition = token.hasStringValue() ? stream.partition(token.getStringValue()) : null;
             if (partition == null) {
                 throw invalid(
-                        "Specified partition_token is invalid for change stream "
-                                + stream.def().name()
+                        "Specified partition_token is invalid, as it does not belong to the Change"
+                                + " Stream associated with the TVF. Received partition_token: "
+                                + (token.hasStringValue() ? token.getStringValue() : token)
                                 + ".");
             }
         }
@@ -169,6 +182,10 @@ final class ChangeStreamRequests {
         } catch (NumberFormatException e) {
             throw invalid("Invalid INT64 value for " + name + ": " + v.getStringValue());
         }
+    }
+
+    private static String forMessage(long micros) {
+        return SpannerTypes.formatForMessage(Timestamps.toInstant(micros));
     }
 
     private static StatusRuntimeException invalid(String message) {

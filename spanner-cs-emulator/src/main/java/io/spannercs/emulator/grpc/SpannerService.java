@@ -57,6 +57,10 @@ import org.slf4j.LoggerFactory;
 public final class SpannerService extends SpannerGrpc.SpannerImplBase {
     private static final Logger LOG = LoggerFactory.getLogger(SpannerService.class);
 
+    private static final String SINGLE_USE_HINT =
+            "Change stream queries must be strong reads executed via single use transactions using"
+                    + " the ExecuteStreamingSql API.";
+
     private final Sessions sessions;
     private final ChangeStreamRequests changeStreamRequests;
     private final FaultInjector faults;
@@ -239,7 +243,8 @@ public final class SpannerService extends SpannerGrpc.SpannerImplBase {
                     if (statement instanceof SqlStatement.ChangeStreamRead) {
                         throw Status.INVALID_ARGUMENT
                                 .withDescription(
-                                        "Change stream queries must use ExecuteStreamingSql")
+                                        "Change stream queries are not supported for the ExecuteSql API. "
+                                                + SINGLE_USE_HINT)
                                 .asRuntimeException();
                     }
                     QueryResult result = runQuery(session, request, statement);
@@ -285,6 +290,8 @@ public final class SpannerService extends SpannerGrpc.SpannerImplBase {
     private static SqlStatement parse(String sql) {
         try {
             return SqlParser.parse(sql);
+        } catch (io.spannercs.emulator.sql.CombinedChangeStreamQueryException e) {
+            throw Status.UNIMPLEMENTED.withDescription(e.getMessage()).asRuntimeException();
         } catch (IllegalArgumentException e) {
             throw Status.INVALID_ARGUMENT
                     .withDescription(
@@ -310,7 +317,8 @@ public final class SpannerService extends SpannerGrpc.SpannerImplBase {
         if (!ok) {
             throw Status.INVALID_ARGUMENT
                     .withDescription(
-                            "Change stream queries are not supported for multi use transactions.")
+                            "Change stream queries are not supported for multi use transactions. "
+                                    + SINGLE_USE_HINT)
                     .asRuntimeException();
         }
     }

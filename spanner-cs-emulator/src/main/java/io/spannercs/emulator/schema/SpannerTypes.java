@@ -175,9 +175,26 @@ public final class SpannerTypes {
         }
     }
 
-    /** RFC 3339 in UTC with 0, 3, 6 or 9 fraction digits, as Spanner writes timestamps. */
+    /**
+     * RFC 3339 in UTC with the fraction's trailing zeros dropped, as Spanner writes timestamps
+     * (e.g. {@code 2026-12-02T17:02:50.05573Z}).
+     */
     public static String formatTimestamp(Instant instant) {
-        return instant.toString();
+        String s = instant.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
+        int nanos = instant.getNano();
+        if (nanos == 0) {
+            return s;
+        }
+        String fraction = String.format("%09d", nanos).replaceAll("0+$", "");
+        return s.substring(0, s.length() - 1) + "." + fraction + "Z";
+    }
+
+    /**
+     * A timestamp as Spanner's error messages print it, e.g. {@code 2026-12-02T17:02:51.529+00:00}.
+     */
+    public static String formatForMessage(Instant instant) {
+        String s = formatTimestamp(instant);
+        return s.substring(0, s.length() - 1) + "+00:00";
     }
 
     public static Value str(String s) {

@@ -103,7 +103,10 @@ public final class SqlParser {
                 break;
             }
         }
-        end();
+        accept(";");
+        if (pos < tokens.size()) {
+            throw new CombinedChangeStreamQueryException(stream);
+        }
         return new SqlStatement.ChangeStreamRead(stream, args);
     }
 
