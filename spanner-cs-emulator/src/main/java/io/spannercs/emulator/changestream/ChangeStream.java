@@ -145,9 +145,13 @@ public final class ChangeStream implements CommitListener {
             return;
         }
         // Group mods by (partition, table, mod type) in first-seen order: one record per group.
+        // Like Google's emulator: records ordered by table name, mods within one in key order.
+        List<RowChange> changes = new ArrayList<>(txn.changes());
+        changes.sort(ChangeStream::compareTableThenKey);
         Map<List<Object>, Group> groups = new LinkedHashMap<>();
-        for (RowChange change : txn.changes()) {
-            if (!def.watchesTable(change.table().name())) {
+        for (RowChange change : changes) {
+            if (!def.watchesTable(change.table().name())
+                    || !def.recordsModType(change.modType().name())) {
                 continue;
             }
             if (txn.systemTransaction()
@@ -193,6 +197,23 @@ public final class ChangeStream implements CommitListener {
                             ChangeStreamRecord.newBuilder().setDataChangeRecord(record).build(),
                             false));
         }
+    }
+
+    private static int compareTableThenKey(RowChange a, RowChange b) {
+        int c = a.table().name().compareTo(b.table().name());
+        if (c != 0) {
+            return c;
+        }
+        List<ColumnDef> keys = a.table().keyColumns();
+        for (int i = 0; i < keys.size(); i++) {
+            c =
+                    io.spannercs.emulator.schema.SpannerTypes.compare(
+                            keys.get(i).type(), a.key().get(i), b.key().get(i));
+            if (c != 0) {
+                return c;
+            }
+        }
+        return 0;
     }
 
     /** Mods of one record: same partition, table and mod type. */

@@ -30,6 +30,9 @@ final class ModBuilder {
     private final Map<ColumnDef, Value> newValues = new LinkedHashMap<>();
     private final Map<ColumnDef, Value> oldValues = new LinkedHashMap<>();
 
+    /** Columns the record's metadata lists for this mod, even where no value is captured. */
+    private final List<ColumnDef> described = new ArrayList<>();
+
     private ModBuilder(TableDef table, List<Value> keys) {
         this.keyColumns = table.keyColumns();
         this.keys = keys;
@@ -44,6 +47,12 @@ final class ModBuilder {
         for (ColumnDef c : table.columns()) {
             if (!c.primaryKey() && def.watchesColumn(table.name(), c)) {
                 watched.add(c);
+            }
+        }
+        boolean allDescribed = change.modType() != ModType.UPDATE || capture.capturesFullNewRow();
+        for (ColumnDef c : watched) {
+            if (allDescribed || change.wrote(c)) {
+                m.described.add(c);
             }
         }
         List<Value> oldRow = change.oldRow();
@@ -86,9 +95,7 @@ final class ModBuilder {
     }
 
     boolean uses(ColumnDef c) {
-        return c.primaryKey()
-                ? keyColumns.contains(c)
-                : newValues.containsKey(c) || oldValues.containsKey(c);
+        return c.primaryKey() ? keyColumns.contains(c) : described.contains(c);
     }
 
     DataChangeRecord.Mod toProto(List<ColumnDef> metadata) {
@@ -107,9 +114,5 @@ final class ModBuilder {
                 .setColumnMetadataIndex(metadata.indexOf(c))
                 .setValue(v)
                 .build();
-    }
-
-    static boolean isDelete(ModType t) {
-        return t == ModType.DELETE;
     }
 }

@@ -135,6 +135,22 @@ final class ChangeStreamRequests {
                                 + ".");
             }
         }
+        if (partition != null
+                && (startMicros < partition.startMicros() || startMicros > partition.endMicros())) {
+            throw Status.OUT_OF_RANGE
+                    .withDescription(
+                            "Specified start_timestamp is invalid for the partition. Please specify a"
+                                    + " start_timestamp within "
+                                    + forMessage(partition.startMicros())
+                                    + " and "
+                                    + (partition.endMicros() == Long.MAX_VALUE
+                                            ? "its end"
+                                            : forMessage(partition.endMicros()))
+                                    + ". Received start_timestamp: "
+                                    + forMessage(startMicros)
+                                    + ".")
+                    .asRuntimeException();
+        }
         RecordEncoder encoder =
                 mutable ? MutableRecordEncoder.INSTANCE : LegacyRecordEncoder.INSTANCE;
         RowSink sink =

@@ -79,6 +79,16 @@ public final class ChangeStreamDef {
         return explicitOptions;
     }
 
+    /**
+     * Whether the stream records this kind of change ({@code exclude_insert}, {@code
+     * exclude_update} and {@code exclude_delete} turn kinds off).
+     */
+    public boolean recordsModType(String modType) {
+        return !Boolean.parseBoolean(
+                explicitOptions.getOrDefault(
+                        "exclude_" + modType.toLowerCase(Locale.ROOT), "false"));
+    }
+
     /** Whether changes to the table are recorded by this stream at all. */
     public boolean watchesTable(String table) {
         return forAll || tableEntry(table) != null;

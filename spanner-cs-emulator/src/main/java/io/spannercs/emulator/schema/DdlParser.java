@@ -187,6 +187,11 @@ public final class DdlParser {
                 case "exclude_insert":
                 case "exclude_update":
                 case "exclude_delete":
+                    if (!v.equalsIgnoreCase("true") && !v.equalsIgnoreCase("false")) {
+                        throw new IllegalArgumentException(
+                                "Invalid value '" + v + "' for change stream option " + o.getKey());
+                    }
+                    break;
                 case "allow_txn_exclusion":
                     throw new IllegalArgumentException(
                             "Change stream option "

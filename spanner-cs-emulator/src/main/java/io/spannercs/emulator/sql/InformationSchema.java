@@ -113,7 +113,8 @@ public final class InformationSchema {
         List<List<Value>> rows = new ArrayList<>();
         for (ChangeStreamDef cs : schema.changeStreams()) {
             for (TableDef t : schema.tables()) {
-                if (!cs.watchesTable(t.name())) {
+                // Spanner lists only tables a FOR clause names; FOR ALL streams have no rows.
+                if (cs.forAll() || !cs.watchesTable(t.name())) {
                     continue;
                 }
                 boolean all =
@@ -141,7 +142,8 @@ public final class InformationSchema {
         for (ChangeStreamDef cs : schema.changeStreams()) {
             for (TableDef t : schema.tables()) {
                 for (ColumnDef c : t.columns()) {
-                    if (c.primaryKey() || !cs.watchesColumn(t.name(), c)) {
+                    // Only columns a FOR clause lists explicitly have rows.
+                    if (c.primaryKey() || !listsColumn(cs, t, c)) {
                         continue;
                     }
                     List<Value> r = streamRow(cs);
@@ -154,6 +156,15 @@ public final class InformationSchema {
             }
         }
         return new VirtualTable(cols, rows);
+    }
+
+    private static boolean listsColumn(ChangeStreamDef cs, TableDef t, ColumnDef c) {
+        for (Map.Entry<String, List<String>> e : cs.watchedColumns().entrySet()) {
+            if (e.getKey().equalsIgnoreCase(t.name()) && e.getValue() != null) {
+                return e.getValue().stream().anyMatch(n -> n.equalsIgnoreCase(c.name()));
+            }
+        }
+        return false;
     }
 
     private static VirtualTable tables(Schema schema) {
