@@ -106,13 +106,17 @@ public final class SpannerTypes {
                 }
                 return v;
             case STRING:
-            case JSON:
             case PROTO:
             case ENUM:
                 if (!v.hasStringValue()) {
                     throw invalid(type, v);
                 }
                 return v;
+            case JSON:
+                if (!v.hasStringValue()) {
+                    throw invalid(type, v);
+                }
+                return str(JsonNormalizer.normalize(v.getStringValue()));
             case BYTES:
                 if (!v.hasStringValue()) {
                     throw invalid(type, v);
