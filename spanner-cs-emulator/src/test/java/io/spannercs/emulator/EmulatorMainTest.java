@@ -1,0 +1,247 @@
+package io.spannercs.emulator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.cloud.NoCredentials;
+import com.google.cloud.spanner.DatabaseClient;
+import com.google.cloud.spanner.DatabaseId;
+import com.google.cloud.spanner.ResultSet;
+import com.google.cloud.spanner.Spanner;
+import com.google.cloud.spanner.SpannerOptions;
+import com.google.cloud.spanner.Statement;
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class EmulatorMainTest {
+    private static final Pattern LISTENING = Pattern.compile("listening on 127\\.0\\.0\\.1:(\\d+)");
+
+    private record Run(int code, String output) {
+        List<String> lines() {
+            return output.lines().toList();
+        }
+    }
+
+    private static Run run(String... args) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+        int code = EmulatorMain.run(args, out);
+        return new Run(code, bytes.toString(StandardCharsets.UTF_8));
+    }
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "--port abc                                  | --port",
+                "--port 70000                                | --port",
+                "--port                                      | --port needs a value",
+                "--port --seed 1                             | --port needs a value",
+                "--bogus 1                                   | unknown flag --bogus",
+                "stray                                       | unexpected argument 'stray'",
+                "--duration 5                                | --duration",
+                "--duration 0s                               | --duration",
+                "--churn-interval 5 s                        | --churn-interval",
+                "--stats-interval soon                       | --stats-interval",
+                "--workload heavy                            | --workload",
+                "--rate -3                                   | --rate",
+                "--rate fast                                 | --rate",
+                "--seed 1.5                                  | --seed",
+                "--initial-partitions 0                      | --initial-partitions",
+                "--initial-partitions 4 --max-partitions 2   | --max-partitions",
+                "--project a/b                               | --project",
+                "--ddl /nonexistent/schema.sql               | --ddl",
+            })
+    void badFlagsNameTheFlagAndExitWith2(String args, String expected) {
+        Run r = run(args.trim().split("\\s+"));
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.lines().get(0)).startsWith("error: ").contains(expected);
+        assertThat(r.output()).doesNotContain("listening on");
+    }
+
+    @Test
+    void usageFollowsFlagErrors() {
+        Run r = run("--port", "x");
+        assertThat(r.output()).contains("Usage: java -jar spanner-cs-emulator.jar");
+    }
+
+    @Test
+    void invalidSchemaIsABadDdlFlag(@TempDir Path dir) throws Exception {
+        Path ddl = dir.resolve("bad.sql");
+        Files.writeString(ddl, "CREATE TABLE T (K WHATEVER) PRIMARY KEY (K)");
+        Run r = run("--ddl", ddl.toString(), "--port", "0");
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.output()).contains("--ddl").contains("WHATEVER");
+    }
+
+    @Test
+    void helpExplainsEveryFlag() {
+        Run r = run("--help");
+        assertThat(r.code()).isZero();
+        for (String flag :
+                List.of(
+                        "--port",
+                        "--project",
+                        "--instance",
+                        "--database",
+                        "--ddl",
+                        "--churn-interval",
+                        "--seed",
+                        "--workload",
+                        "--rate",
+                        "--initial-partitions",
+                        "--max-partitions",
+                        "--stats-interval",
+                        "--duration",
+                        "--help")) {
+            assertThat(r.output()).contains("  " + flag + " ");
+        }
+    }
+
+    @Test
+    void parsesDurations() throws Exception {
+        assertThat(EmulatorMain.Options.duration("--d", "500ms", false).toMillis()).isEqualTo(500);
+        assertThat(EmulatorMain.Options.duration("--d", "5s", false).toMillis()).isEqualTo(5000);
+        assertThat(EmulatorMain.Options.duration("--d", "2m", false).toSeconds()).isEqualTo(120);
+        assertThat(EmulatorMain.Options.duration("--d", "1h", false).toMinutes()).isEqualTo(60);
+        assertThat(EmulatorMain.Options.duration("--d", "0", true).isZero()).isTrue();
+    }
+
+    @Test
+    void runsTheDemoWorkloadAndPrintsStats() {
+        Run r =
+                run(
+                        "--port",
+                        "0",
+                        "--duration",
+                        "2s",
+                        "--workload",
+                        "demo",
+                        "--stats-interval",
+                        "500ms",
+                        "--churn-interval",
+                        "300ms");
+        assertThat(r.code()).as(r.output()).isZero();
+        List<String> lines = r.lines();
+        assertThat(lines.get(0)).matches(LISTENING);
+        List<String> stats = lines.stream().filter(l -> l.endsWith(" changes/s")).toList();
+        assertThat(stats).as(r.output()).hasSizeBetween(2, 5);
+        assertThat(stats.get(stats.size() - 1))
+                .matches("\\[\\d+\\.\\ds\\] rows Customers=\\d+ Orders=\\d+ \\| .*")
+                .contains("Orders_cs: ")
+                .contains("(MUTABLE_KEY_RANGE)")
+                .contains("Orders_legacy_cs: ")
+                .contains("(IMMUTABLE_KEY_RANGE)");
+        assertThat(stats).anyMatch(l -> !l.endsWith(" 0.0 changes/s"));
+        assertThat(lines.get(lines.size() - 1)).isEqualTo("stopped");
+    }
+
+    @Test
+    void servesClientsWithACustomSchemaAndRandomWorkload(@TempDir Path dir) throws Exception {
+        Path ddl = dir.resolve("schema.sql");
+        Files.writeString(
+                ddl,
+                "CREATE TABLE Things (Id STRING(MAX) NOT NULL, N INT64, At TIMESTAMP)"
+                        + " PRIMARY KEY (Id);\n"
+                        + "CREATE CHANGE STREAM things_cs FOR Things;\n");
+        LineCapture capture = new LineCapture();
+        PrintStream out = new PrintStream(capture, true, StandardCharsets.UTF_8);
+        CompletableFuture<Integer> code =
+                CompletableFuture.supplyAsync(
+                        () ->
+                                EmulatorMain.run(
+                                        new String[] {
+                                            "--port=0",
+                                            "--ddl",
+                                            ddl.toString(),
+                                            "--workload",
+                                            "random",
+                                            "--rate",
+                                            "50",
+                                            "--project",
+                                            "p",
+                                            "--instance",
+                                            "i",
+                                            "--database",
+                                            "d",
+                                            "--stats-interval",
+                                            "0",
+                                            "--duration",
+                                            "6s"
+                                        },
+                                        out));
+        int port = capture.awaitPort();
+        Spanner spanner =
+                SpannerOptions.newBuilder()
+                        .setProjectId("p")
+                        .setEmulatorHost("127.0.0.1:" + port)
+                        .setCredentials(NoCredentials.getInstance())
+                        .build()
+                        .getService();
+        try {
+            DatabaseClient client = spanner.getDatabaseClient(DatabaseId.of("p", "i", "d"));
+            Thread.sleep(500);
+            int rows = 0;
+            try (ResultSet rs =
+                    client.singleUse().executeQuery(Statement.of("SELECT Id, N FROM Things"))) {
+                while (rs.next()) {
+                    assertThat(rs.getString(0)).startsWith("key-");
+                    rows++;
+                }
+            }
+            assertThat(rows).isPositive();
+        } finally {
+            spanner.close();
+        }
+        assertThat(code.get(30, TimeUnit.SECONDS)).isZero();
+        assertThat(capture.text()).doesNotContain("changes/s").endsWith("stopped\n");
+    }
+
+    /** Collects output and finds the port of the listening line. */
+    private static final class LineCapture extends OutputStream {
+        private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+
+        @Override
+        public synchronized void write(int b) {
+            bytes.write(b);
+            notifyAll();
+        }
+
+        @Override
+        public synchronized void write(byte[] b, int off, int len) {
+            bytes.write(b, off, len);
+            notifyAll();
+        }
+
+        synchronized String text() {
+            return bytes.toString(StandardCharsets.UTF_8);
+        }
+
+        synchronized int awaitPort() throws InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (true) {
+                Matcher m = LISTENING.matcher(text());
+                if (m.find()) {
+                    return Integer.parseInt(m.group(1));
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new AssertionError("No listening line in: " + text());
+                }
+                wait(Math.max(1, left / 1_000_000));
+            }
+        }
+    }
+}
