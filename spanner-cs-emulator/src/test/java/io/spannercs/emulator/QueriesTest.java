@@ -75,6 +75,35 @@ class QueriesTest {
     }
 
     @Test
+    void commitTimestampPlaceholderResolvesInKeysButNotInStrings() {
+        String ddl =
+                "CREATE TABLE E (At TIMESTAMP NOT NULL, Note STRING(MAX)) PRIMARY KEY (At);"
+                        + "CREATE CHANGE STREAM cs FOR ALL;";
+        try (SpannerEmulator emulator = SpannerEmulator.builder().ddl(ddl).start();
+                EmulatorClients c = new EmulatorClients(emulator)) {
+            Timestamp ts =
+                    c.client()
+                            .write(
+                                    List.of(
+                                            Mutation.newInsertBuilder("E")
+                                                    .set("At")
+                                                    .to(
+                                                            com.google.cloud.spanner.Value
+                                                                    .COMMIT_TIMESTAMP)
+                                                    .set("Note")
+                                                    .to("spanner.commit_timestamp()")
+                                                    .build()));
+            try (ResultSet rs =
+                    c.client().singleUse().executeQuery(Statement.of("SELECT * FROM E"))) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getTimestamp(0)).isEqualTo(ts);
+                assertThat(rs.getString(1)).isEqualTo("spanner.commit_timestamp()");
+            }
+            assertThat(emulator.database().groundTruth()).hasSize(1);
+        }
+    }
+
+    @Test
     void answersInformationSchema() {
         try (SpannerEmulator emulator = SpannerEmulator.builder().ddl(DDL).start();
                 EmulatorClients c = new EmulatorClients(emulator)) {

@@ -296,7 +296,10 @@ public final class ChangeStream implements CommitListener {
 
     // ---- churn --------------------------------------------------------------------------
 
-    /** Performs a random churn operation suited to the mode and the partition count. */
+    /**
+     * Performs a random churn operation suited to the mode and the partition count; returns it, or
+     * null when none is possible.
+     */
     public ChurnOp churnRandomly() {
         synchronized (db) {
             int live = liveCount();
@@ -312,6 +315,9 @@ public final class ChangeStream implements CommitListener {
             }
             if (live > 1 || def.partitionMode() == PartitionMode.IMMUTABLE_KEY_RANGE) {
                 ops.add(ChurnOp.MOVE);
+            }
+            if (ops.isEmpty()) {
+                return null; // one partition and no room to split: nothing can change
             }
             ChurnOp op = ops.get(random.nextInt(ops.size()));
             churn(op);

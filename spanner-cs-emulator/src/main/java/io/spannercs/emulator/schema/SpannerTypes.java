@@ -18,6 +18,9 @@ import java.util.List;
  * canonical forms (as Spanner returns them) and the key order.
  */
 public final class SpannerTypes {
+    /** The placeholder clients write for "the commit timestamp of this transaction". */
+    public static final String COMMIT_TIMESTAMP = "spanner.commit_timestamp()";
+
     public static final Value NULL = Value.newBuilder().setNullValue(NullValue.NULL_VALUE).build();
 
     private SpannerTypes() {}
@@ -154,9 +157,6 @@ public final class SpannerTypes {
             case TIMESTAMP:
                 if (!v.hasStringValue()) {
                     throw invalid(type, v);
-                }
-                if (v.getStringValue().equals("spanner.commit_timestamp()")) {
-                    return v; // replaced by the commit timestamp when the commit applies
                 }
                 try {
                     return str(formatTimestamp(Instant.parse(v.getStringValue())));

@@ -36,6 +36,9 @@ public final class Database {
     private long lastMicros;
     private long nextTransactionId = 1;
 
+    /** The commit timestamp of the commit being applied, as a TIMESTAMP value. */
+    private Value pendingCommitTimestamp;
+
     public Database(String name, Schema schema) {
         this.name = name;
         this.schema = schema;
@@ -119,18 +122,19 @@ public final class Database {
      */
     public synchronized CommittedTransaction commit(
             List<Mutation> mutations, String transactionTag, boolean systemTransaction) {
+        // The timestamp is chosen first so spanner.commit_timestamp() can be resolved while the
+        // mutations are checked (it may be part of a key); a failed commit just skips one.
+        long ts = nextTimestamp();
+        pendingCommitTimestamp =
+                SpannerTypes.str(SpannerTypes.formatTimestamp(Timestamps.toInstant(ts)));
         Map<RowId, WorkingRow> working = new LinkedHashMap<>();
         for (Mutation m : mutations) {
             apply(m, working);
         }
-        long ts = nextTimestamp();
-        Value commitTsValue =
-                SpannerTypes.str(SpannerTypes.formatTimestamp(Timestamps.toInstant(ts)));
         List<RowChange> changes = new ArrayList<>();
         for (Map.Entry<RowId, WorkingRow> e : working.entrySet()) {
             WorkingRow w = e.getValue();
-            List<Value> after =
-                    w.current == null ? null : fillCommitTimestamp(w.current, commitTsValue);
+            List<Value> after = w.current;
             e.getKey().data.write(e.getKey().key, after, ts);
             RowChange change = w.toChange(e.getKey().data.table(), e.getKey().key, after);
             if (change != null) {
@@ -151,20 +155,6 @@ public final class Database {
             l.onCommit(txn);
         }
         return txn;
-    }
-
-    private static List<Value> fillCommitTimestamp(List<Value> row, Value commitTs) {
-        List<Value> out = null;
-        for (int i = 0; i < row.size(); i++) {
-            Value v = row.get(i);
-            if (v.hasStringValue() && v.getStringValue().equals("spanner.commit_timestamp()")) {
-                if (out == null) {
-                    out = new ArrayList<>(row);
-                }
-                out.set(i, commitTs);
-            }
-        }
-        return out == null ? row : out;
     }
 
     private TableData tableData(String table) {
@@ -304,6 +294,11 @@ public final class Database {
     }
 
     private Value canonical(TableDef table, ColumnDef col, Value v) {
+        if (col.type().getCode() == com.google.spanner.v1.TypeCode.TIMESTAMP
+                && v.hasStringValue()
+                && v.getStringValue().equals(SpannerTypes.COMMIT_TIMESTAMP)) {
+            return pendingCommitTimestamp;
+        }
         try {
             return SpannerTypes.canonicalize(col.type(), v);
         } catch (IllegalArgumentException e) {

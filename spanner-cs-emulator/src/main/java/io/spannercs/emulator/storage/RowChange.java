@@ -64,7 +64,8 @@ public final class RowChange {
 
     /** Whether the transaction wrote this column (always true for key columns). */
     public boolean wrote(ColumnDef column) {
-        return column.primaryKey() || writtenColumns.contains(column.name().toLowerCase());
+        return column.primaryKey()
+                || writtenColumns.contains(column.name().toLowerCase(java.util.Locale.ROOT));
     }
 
     @Override
