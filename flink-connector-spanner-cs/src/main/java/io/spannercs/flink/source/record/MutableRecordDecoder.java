@@ -1,0 +1,121 @@
+package io.spannercs.flink.source.record;
+
+import com.google.cloud.spanner.StructReader;
+import com.google.protobuf.Timestamp;
+import com.google.protobuf.Value;
+import com.google.spanner.v1.ChangeStreamRecord;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.annotation.Internal;
+
+/** Decodes MUTABLE_KEY_RANGE rows: one {@code google.spanner.v1.ChangeStreamRecord} each. */
+@Internal
+public final class MutableRecordDecoder implements ChangeRecordDecoder {
+    public static final MutableRecordDecoder INSTANCE = new MutableRecordDecoder();
+
+    private MutableRecordDecoder() {}
+
+    @Override
+    public List<ChangeRecord> decode(StructReader row) {
+        return List.of(decode(row.getProtoMessage(0, ChangeStreamRecord.getDefaultInstance())));
+    }
+
+    /** The model of one proto record. */
+    public static ChangeRecord decode(ChangeStreamRecord r) {
+        switch (r.getRecordCase()) {
+            case DATA_CHANGE_RECORD:
+                return dataChange(r.getDataChangeRecord());
+            case HEARTBEAT_RECORD:
+                return new HeartbeatRecord(micros(r.getHeartbeatRecord().getTimestamp()));
+            case PARTITION_START_RECORD:
+                {
+                    ChangeStreamRecord.PartitionStartRecord s = r.getPartitionStartRecord();
+                    return new PartitionStartRecord(
+                            micros(s.getStartTimestamp()),
+                            s.getRecordSequence(),
+                            List.copyOf(s.getPartitionTokensList()));
+                }
+            case PARTITION_END_RECORD:
+                {
+                    ChangeStreamRecord.PartitionEndRecord e = r.getPartitionEndRecord();
+                    return new PartitionEndRecord(
+                            micros(e.getEndTimestamp()),
+                            e.getRecordSequence(),
+                            e.getPartitionToken());
+                }
+            case PARTITION_EVENT_RECORD:
+                {
+                    ChangeStreamRecord.PartitionEventRecord e = r.getPartitionEventRecord();
+                    List<String> in = new ArrayList<>();
+                    e.getMoveInEventsList().forEach(m -> in.add(m.getSourcePartitionToken()));
+                    List<String> out = new ArrayList<>();
+                    e.getMoveOutEventsList()
+                            .forEach(m -> out.add(m.getDestinationPartitionToken()));
+                    return new PartitionEventRecord(
+                            micros(e.getCommitTimestamp()),
+                            e.getRecordSequence(),
+                            e.getPartitionToken(),
+                            List.copyOf(in),
+                            List.copyOf(out));
+                }
+            default:
+                throw new IllegalStateException(
+                        "Unknown change stream record kind " + r.getRecordCase());
+        }
+    }
+
+    private static DataChangeRecord dataChange(ChangeStreamRecord.DataChangeRecord d) {
+        List<ColumnInfo> columns = new ArrayList<>(d.getColumnMetadataCount());
+        for (ChangeStreamRecord.DataChangeRecord.ColumnMetadata c : d.getColumnMetadataList()) {
+            columns.add(
+                    new ColumnInfo(
+                            c.getName(), c.getType(), c.getIsPrimaryKey(), c.getOrdinalPosition()));
+        }
+        List<ModRecord> mods = new ArrayList<>(d.getModsCount());
+        for (ChangeStreamRecord.DataChangeRecord.Mod m : d.getModsList()) {
+            mods.add(
+                    new ModRecord(
+                            byName(columns, m.getKeysList()),
+                            byName(columns, m.getNewValuesList()),
+                            byName(columns, m.getOldValuesList())));
+        }
+        return new DataChangeRecord(
+                micros(d.getCommitTimestamp()),
+                d.getRecordSequence(),
+                d.getServerTransactionId(),
+                d.getIsLastRecordInTransactionInPartition(),
+                d.getTable(),
+                List.copyOf(columns),
+                List.copyOf(mods),
+                d.getModType().name(),
+                d.getValueCaptureType().name(),
+                d.getNumberOfRecordsInTransaction(),
+                d.getNumberOfPartitionsInTransaction(),
+                d.getTransactionTag(),
+                d.getIsSystemTransaction());
+    }
+
+    private static Map<String, Value> byName(
+            List<ColumnInfo> columns, List<ChangeStreamRecord.DataChangeRecord.ModValue> values) {
+        Map<String, Value> out = new LinkedHashMap<>();
+        for (ChangeStreamRecord.DataChangeRecord.ModValue v : values) {
+            int index = v.getColumnMetadataIndex();
+            if (index < 0 || index >= columns.size()) {
+                throw new IllegalStateException(
+                        "Mod value refers to column metadata index "
+                                + index
+                                + " but the record has "
+                                + columns.size()
+                                + " columns");
+            }
+            out.put(columns.get(index).name(), v.getValue());
+        }
+        return out;
+    }
+
+    static long micros(Timestamp t) {
+        return t.getSeconds() * 1_000_000L + t.getNanos() / 1000;
+    }
+}

@@ -1,0 +1,8 @@
+package io.spannercs.flink.source.record;
+
+import org.apache.flink.annotation.Internal;
+
+/** The last record of a partition (MUTABLE_KEY_RANGE). */
+@Internal
+public record PartitionEndRecord(long timestampMicros, String recordSequence, String partitionToken)
+        implements ChangeRecord {}
