@@ -1,0 +1,170 @@
+package io.spannercs.flink.source.config;
+
+import java.io.Serializable;
+import java.time.Duration;
+import java.util.Objects;
+import org.apache.flink.annotation.Internal;
+
+/**
+ * Everything a source needs to connect and read, validated by the builder. Timestamps are in
+ * microseconds since the epoch; {@link #NO_END} means an unbounded source.
+ */
+@Internal
+public final class SpannerSourceConfig implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    /** End timestamp of an unbounded source. */
+    public static final long NO_END = Long.MAX_VALUE;
+
+    private final String projectId;
+    private final String instanceId;
+    private final String databaseId;
+    private final String changeStream;
+    private final long startMicros;
+    private final long endMicros;
+    private final Duration heartbeatInterval;
+    private final String emulatorHost;
+    private final String credentialsFile;
+    private final String databaseRole;
+    private final RpcPriority rpcPriority;
+    private final boolean perKeyOrdering;
+    private final Duration barrierTimeout;
+    private final int maxConcurrentPartitionsPerReader;
+    private final Duration queryWindow;
+    private final boolean lowWatermarkCap;
+    private final int bufferedRecordsPerPartition;
+    private final Duration progressInterval;
+
+    /** Priority of the change stream queries, as Spanner's request priority. */
+    public enum RpcPriority {
+        LOW,
+        MEDIUM,
+        HIGH
+    }
+
+    public SpannerSourceConfig(
+            String projectId,
+            String instanceId,
+            String databaseId,
+            String changeStream,
+            long startMicros,
+            long endMicros,
+            Duration heartbeatInterval,
+            String emulatorHost,
+            String credentialsFile,
+            String databaseRole,
+            RpcPriority rpcPriority,
+            boolean perKeyOrdering,
+            Duration barrierTimeout,
+            int maxConcurrentPartitionsPerReader,
+            Duration queryWindow,
+            boolean lowWatermarkCap,
+            int bufferedRecordsPerPartition,
+            Duration progressInterval) {
+        this.projectId = Objects.requireNonNull(projectId);
+        this.instanceId = Objects.requireNonNull(instanceId);
+        this.databaseId = Objects.requireNonNull(databaseId);
+        this.changeStream = Objects.requireNonNull(changeStream);
+        this.startMicros = startMicros;
+        this.endMicros = endMicros;
+        this.heartbeatInterval = Objects.requireNonNull(heartbeatInterval);
+        this.emulatorHost = emulatorHost;
+        this.credentialsFile = credentialsFile;
+        this.databaseRole = databaseRole;
+        this.rpcPriority = rpcPriority;
+        this.perKeyOrdering = perKeyOrdering;
+        this.barrierTimeout = Objects.requireNonNull(barrierTimeout);
+        this.maxConcurrentPartitionsPerReader = maxConcurrentPartitionsPerReader;
+        this.queryWindow = Objects.requireNonNull(queryWindow);
+        this.lowWatermarkCap = lowWatermarkCap;
+        this.bufferedRecordsPerPartition = bufferedRecordsPerPartition;
+        this.progressInterval = Objects.requireNonNull(progressInterval);
+    }
+
+    public String projectId() {
+        return projectId;
+    }
+
+    public String instanceId() {
+        return instanceId;
+    }
+
+    public String databaseId() {
+        return databaseId;
+    }
+
+    public String changeStream() {
+        return changeStream;
+    }
+
+    public long startMicros() {
+        return startMicros;
+    }
+
+    /** {@link #NO_END} for an unbounded source. */
+    public long endMicros() {
+        return endMicros;
+    }
+
+    public boolean bounded() {
+        return endMicros != NO_END;
+    }
+
+    public Duration heartbeatInterval() {
+        return heartbeatInterval;
+    }
+
+    /** {@code host:port} of an emulator, or null for Spanner. */
+    public String emulatorHost() {
+        return emulatorHost;
+    }
+
+    /** Path of a service account key file, or null for application default credentials. */
+    public String credentialsFile() {
+        return credentialsFile;
+    }
+
+    public String databaseRole() {
+        return databaseRole;
+    }
+
+    /** Null for Spanner's default. */
+    public RpcPriority rpcPriority() {
+        return rpcPriority;
+    }
+
+    public boolean perKeyOrdering() {
+        return perKeyOrdering;
+    }
+
+    public Duration barrierTimeout() {
+        return barrierTimeout;
+    }
+
+    public int maxConcurrentPartitionsPerReader() {
+        return maxConcurrentPartitionsPerReader;
+    }
+
+    public Duration queryWindow() {
+        return queryWindow;
+    }
+
+    /** Whether readers cap their watermarks at the enumerator's low watermark (default true). */
+    public boolean lowWatermarkCap() {
+        return lowWatermarkCap;
+    }
+
+    public int bufferedRecordsPerPartition() {
+        return bufferedRecordsPerPartition;
+    }
+
+    /** How often readers report partition progress to the enumerator. */
+    public Duration progressInterval() {
+        return progressInterval;
+    }
+
+    /** {@code projects/P/instances/I/databases/D}, for messages. */
+    public String databaseName() {
+        return "projects/" + projectId + "/instances/" + instanceId + "/databases/" + databaseId;
+    }
+}

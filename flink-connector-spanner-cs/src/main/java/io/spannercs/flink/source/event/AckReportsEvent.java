@@ -1,0 +1,12 @@
+package io.spannercs.flink.source.event;
+
+import java.util.List;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.connector.source.SourceEvent;
+
+/**
+ * Enumerator to reader: these reports are in a completed enumerator checkpoint, so the reader may
+ * forget them.
+ */
+@Internal
+public record AckReportsEvent(List<String> reportIds) implements SourceEvent {}

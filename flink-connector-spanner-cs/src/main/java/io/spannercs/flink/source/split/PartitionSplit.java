@@ -1,0 +1,163 @@
+package io.spannercs.flink.source.split;
+
+import io.spannercs.flink.source.event.PartitionReport;
+import java.util.List;
+import java.util.Objects;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.connector.source.SourceSplit;
+
+/**
+ * One change stream partition and how far it has been read.
+ *
+ * <p>The position {@code (positionMicros, positionSequence)} is the last record emitted: every
+ * record before it, and it, has been emitted. A null sequence means every record at {@code
+ * positionMicros} has been emitted (after a heartbeat, or before the first record when the position
+ * is one microsecond before the start).
+ */
+@Internal
+public final class PartitionSplit implements SourceSplit {
+    /** No barrier pending. */
+    public static final long NO_BARRIER = Long.MIN_VALUE;
+
+    private final String token;
+    private final long startMicros;
+    private final long endMicros;
+    private final List<String> parentTokens;
+    private final long positionMicros;
+    private final String positionSequence;
+    private final long barrierMicros;
+    private final List<String> barrierSources;
+    private final List<PartitionReport> pendingReports;
+    private final boolean finished;
+
+    public PartitionSplit(
+            String token,
+            long startMicros,
+            long endMicros,
+            List<String> parentTokens,
+            long positionMicros,
+            String positionSequence,
+            long barrierMicros,
+            List<String> barrierSources,
+            List<PartitionReport> pendingReports,
+            boolean finished) {
+        this.token = Objects.requireNonNull(token);
+        this.startMicros = startMicros;
+        this.endMicros = endMicros;
+        this.parentTokens = List.copyOf(parentTokens);
+        this.positionMicros = positionMicros;
+        this.positionSequence = positionSequence;
+        this.barrierMicros = barrierMicros;
+        this.barrierSources = List.copyOf(barrierSources);
+        this.pendingReports = List.copyOf(pendingReports);
+        this.finished = finished;
+    }
+
+    /** A partition not read yet. */
+    public static PartitionSplit fresh(
+            String token, long startMicros, long endMicros, List<String> parentTokens) {
+        return new PartitionSplit(
+                token,
+                startMicros,
+                endMicros,
+                parentTokens,
+                startMicros - 1,
+                null,
+                NO_BARRIER,
+                List.of(),
+                List.of(),
+                false);
+    }
+
+    @Override
+    public String splitId() {
+        return token;
+    }
+
+    public String token() {
+        return token;
+    }
+
+    public long startMicros() {
+        return startMicros;
+    }
+
+    /** The source's end timestamp, or {@code SpannerSourceConfig.NO_END}. */
+    public long endMicros() {
+        return endMicros;
+    }
+
+    public List<String> parentTokens() {
+        return parentTokens;
+    }
+
+    public long positionMicros() {
+        return positionMicros;
+    }
+
+    /** Null when every record at {@link #positionMicros()} has been emitted. */
+    public String positionSequence() {
+        return positionSequence;
+    }
+
+    /** Timestamp of the move-in the partition waits at, or {@link #NO_BARRIER}. */
+    public long barrierMicros() {
+        return barrierMicros;
+    }
+
+    public List<String> barrierSources() {
+        return barrierSources;
+    }
+
+    /** Reports not yet acknowledged by the enumerator. */
+    public List<PartitionReport> pendingReports() {
+        return pendingReports;
+    }
+
+    /**
+     * Whether the partition has ended: kept in reader state only until its last reports are
+     * acknowledged, and never queried again.
+     */
+    public boolean finished() {
+        return finished;
+    }
+
+    @Override
+    public String toString() {
+        return "PartitionSplit{"
+                + token
+                + ", start="
+                + startMicros
+                + ", position="
+                + positionMicros
+                + "/"
+                + positionSequence
+                + (barrierMicros == NO_BARRIER ? "" : ", barrier=" + barrierMicros)
+                + (pendingReports.isEmpty() ? "" : ", pending=" + pendingReports.size())
+                + (finished ? ", finished" : "")
+                + "}";
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (!(o instanceof PartitionSplit)) {
+            return false;
+        }
+        PartitionSplit s = (PartitionSplit) o;
+        return token.equals(s.token)
+                && startMicros == s.startMicros
+                && endMicros == s.endMicros
+                && parentTokens.equals(s.parentTokens)
+                && positionMicros == s.positionMicros
+                && Objects.equals(positionSequence, s.positionSequence)
+                && barrierMicros == s.barrierMicros
+                && barrierSources.equals(s.barrierSources)
+                && pendingReports.equals(s.pendingReports)
+                && finished == s.finished;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(token, startMicros, positionMicros, positionSequence, barrierMicros);
+    }
+}
