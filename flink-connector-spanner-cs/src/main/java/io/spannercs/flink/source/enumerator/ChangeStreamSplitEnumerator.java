@@ -1,0 +1,370 @@
+package io.spannercs.flink.source.enumerator;
+
+import io.spannercs.flink.source.config.SpannerSourceConfig;
+import io.spannercs.flink.source.event.AckReportsEvent;
+import io.spannercs.flink.source.event.LowWatermarkEvent;
+import io.spannercs.flink.source.event.PartitionReport;
+import io.spannercs.flink.source.event.ReaderReportsEvent;
+import io.spannercs.flink.source.event.ReleaseBarrierEvent;
+import io.spannercs.flink.source.split.PartitionSplit;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.LongSupplier;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.annotation.VisibleForTesting;
+import org.apache.flink.api.connector.source.SourceEvent;
+import org.apache.flink.api.connector.source.SplitEnumerator;
+import org.apache.flink.api.connector.source.SplitEnumeratorContext;
+import org.apache.flink.api.connector.source.SplitsAssignment;
+import org.apache.flink.util.FlinkRuntimeException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Owns the partition graph of a change stream read: lists the first partitions, assigns partitions
+ * to readers, applies the readers' reports, releases move-in barriers, broadcasts the low watermark
+ * and acknowledges reports once a checkpoint holds their effect. It does no per-record work. All
+ * methods run on the coordinator thread.
+ */
+@Internal
+public final class ChangeStreamSplitEnumerator
+        implements SplitEnumerator<PartitionSplit, ChangeStreamEnumeratorState> {
+    private static final Logger LOG = LoggerFactory.getLogger(ChangeStreamSplitEnumerator.class);
+
+    static final long BARRIER_CHECK_INTERVAL_MILLIS = 1000;
+
+    private final SplitEnumeratorContext<PartitionSplit> context;
+    private final SpannerSourceConfig config;
+    private final RootPartitions rootPartitions;
+    private final LongSupplier clockMillis;
+    private final PartitionGraph graph;
+    private final CheckpointGatedLog<String> acks = new CheckpointGatedLog<>();
+    private final CheckpointGatedLog<ReleaseBarrierEvent> releases = new CheckpointGatedLog<>();
+    private final EnumeratorMetrics metrics;
+    private final BarrierTimeoutMonitor barrierTimeouts;
+    private final Set<Integer> signalledNoMoreSplits = new HashSet<>();
+
+    /**
+     * The enumerator of a source, reading the first partitions from Spanner.
+     *
+     * @param state the restored state, or null for a new job
+     */
+    public static ChangeStreamSplitEnumerator create(
+            SplitEnumeratorContext<PartitionSplit> context,
+            SpannerSourceConfig config,
+            ChangeStreamEnumeratorState state) {
+        return new ChangeStreamSplitEnumerator(
+                context,
+                config,
+                new SpannerRootPartitions(config),
+                state != null ? state : ChangeStreamEnumeratorState.initial());
+    }
+
+    public ChangeStreamSplitEnumerator(
+            SplitEnumeratorContext<PartitionSplit> context,
+            SpannerSourceConfig config,
+            RootPartitions rootPartitions,
+            ChangeStreamEnumeratorState state) {
+        this(context, config, rootPartitions, state, System::currentTimeMillis);
+    }
+
+    @VisibleForTesting
+    ChangeStreamSplitEnumerator(
+            SplitEnumeratorContext<PartitionSplit> context,
+            SpannerSourceConfig config,
+            RootPartitions rootPartitions,
+            ChangeStreamEnumeratorState state,
+            LongSupplier clockMillis) {
+        this.context = context;
+        this.config = config;
+        this.rootPartitions = rootPartitions;
+        this.clockMillis = clockMillis;
+        this.graph = PartitionGraph.restore(state, clockMillis.getAsLong());
+        this.metrics = new EnumeratorMetrics(context.metricGroup());
+        this.barrierTimeouts =
+                new BarrierTimeoutMonitor(
+                        config.barrierTimeout().toMillis(), metrics.barrierTimeouts());
+        metrics.update(graph);
+    }
+
+    @Override
+    public void start() {
+        if (!graph.rootQueryDone() && graph.isEmpty()) {
+            long start = config.startMicros();
+            LOG.info(
+                    "Listing the first partitions of change stream {} at {}",
+                    config.changeStream(),
+                    TimeFormat.micros(start));
+            context.callAsync(() -> rootPartitions.query(start), this::onRootPartitions);
+        } else {
+            graph.markRootQueryDone();
+            LOG.info(
+                    "Restored change stream {}: {} partitions, {} pending barriers, low watermark"
+                            + " {}",
+                    config.changeStream(),
+                    graph.partitions().size(),
+                    graph.barriers().size(),
+                    TimeFormat.micros(graph.lowWatermarkMicros()));
+        }
+        context.callAsync(
+                () -> null,
+                (ignored, error) -> barrierTimeouts.check(graph, clockMillis.getAsLong()),
+                BARRIER_CHECK_INTERVAL_MILLIS,
+                BARRIER_CHECK_INTERVAL_MILLIS);
+    }
+
+    private void onRootPartitions(List<PartitionReport.NewPartition> partitions, Throwable error) {
+        if (error != null) {
+            // Thrown on the coordinator thread, this fails the job with Spanner's reason.
+            throw new FlinkRuntimeException(
+                    "The Spanner change stream source cannot start: " + error.getMessage(), error);
+        }
+        partitions.forEach(p -> graph.discover(p, PartitionEntry.NO_SUBTASK));
+        graph.markRootQueryDone();
+        LOG.info(
+                "Change stream {} starts with {} partitions: {}",
+                config.changeStream(),
+                partitions.size(),
+                partitions.stream().map(PartitionReport.NewPartition::token).toList());
+        afterChange();
+    }
+
+    @Override
+    public void handleSplitRequest(int subtaskId, String requesterHostname) {
+        // Splits are pushed as they become ready; readers never need to ask.
+    }
+
+    @Override
+    public void addSplitsBack(List<PartitionSplit> splits, int subtaskId) {
+        List<String> back = new ArrayList<>();
+        for (PartitionSplit split : splits) {
+            if (graph.returnSplit(split)) {
+                back.add(split.token());
+            } else {
+                LOG.debug("Dropping returned split {}: its partition has finished", split);
+            }
+        }
+        if (!back.isEmpty()) {
+            LOG.info("Subtask {} gave back partitions {}; assigning them again", subtaskId, back);
+        }
+        afterChange();
+    }
+
+    @Override
+    public void addReader(int subtaskId) {
+        // A registering reader is a new instance; it has not been told anything yet.
+        signalledNoMoreSplits.remove(subtaskId);
+        send(subtaskId, new LowWatermarkEvent(graph.lowWatermarkMicros()));
+        // After a failover of this reader alone, it restarts from the last completed checkpoint,
+        // which may predate releases sent since: without them its partitions would wait forever.
+        releases.held(subtaskId).forEach(r -> send(subtaskId, r));
+        afterChange();
+    }
+
+    @Override
+    public void handleSourceEvent(int subtaskId, SourceEvent event) {
+        if (!(event instanceof ReaderReportsEvent reports)) {
+            LOG.warn("Ignoring unexpected event {} from subtask {}", event, subtaskId);
+            return;
+        }
+        if (reports.reports() != null) {
+            for (PartitionReport report : reports.reports()) {
+                apply(subtaskId, report);
+                acks.add(subtaskId, report.id());
+            }
+        }
+        if (reports.progressMicros() != null) {
+            reports.progressMicros()
+                    .forEach(
+                            (token, micros) -> {
+                                graph.readBy(token, subtaskId);
+                                graph.progress(token, micros);
+                            });
+        }
+        afterChange();
+    }
+
+    private void apply(int subtask, PartitionReport report) {
+        graph.readBy(report.token(), subtask);
+        if (report instanceof PartitionReport.Discovered d) {
+            onDiscovered(subtask, d);
+        } else if (report instanceof PartitionReport.Finished f) {
+            if (graph.finish(f.token(), f.endMicros())) {
+                LOG.info(
+                        "Partition {} finished at {}", f.token(), TimeFormat.micros(f.endMicros()));
+            }
+        } else if (report instanceof PartitionReport.BarrierReached b) {
+            onBarrierReached(subtask, b);
+        } else if (report instanceof PartitionReport.MovedOut m) {
+            graph.movedOut(m.token(), m.micros());
+        }
+    }
+
+    private void onDiscovered(int subtask, PartitionReport.Discovered d) {
+        List<String> added = new ArrayList<>();
+        for (PartitionReport.NewPartition p : d.partitions()) {
+            PartitionGraph.Discovery outcome = graph.discover(p, subtask);
+            if (outcome == PartitionGraph.Discovery.ADDED) {
+                added.add(p.token());
+            } else if (outcome == PartitionGraph.Discovery.STALE) {
+                LOG.debug(
+                        "Ignoring partition {} from a re-sent report of {}: it starts at {}, at or"
+                                + " below the low watermark {}, so it has finished already",
+                        p.token(),
+                        d.token(),
+                        TimeFormat.micros(p.startMicros()),
+                        TimeFormat.micros(graph.lowWatermarkMicros()));
+            }
+        }
+        if (!added.isEmpty()) {
+            LOG.info(
+                    "Partition {} announced partitions {} at {}",
+                    d.token(),
+                    added,
+                    TimeFormat.micros(d.micros()));
+        }
+    }
+
+    private void onBarrierReached(int subtask, PartitionReport.BarrierReached b) {
+        if (graph.isPast(b.token(), b.micros())) {
+            // Re-sent after a restore although the partition has gone past it: answer again.
+            LOG.debug("Barrier of {} at {} was passed already", b.token(), b.micros());
+            release(subtask, b.token(), b.micros());
+            return;
+        }
+        LOG.debug(
+                "Partition {} waits at {} for sources {}",
+                b.token(),
+                TimeFormat.micros(b.micros()),
+                b.sources());
+        graph.addBarrier(b, subtask, clockMillis.getAsLong());
+    }
+
+    /** Brings everything in line with the graph after any change. */
+    private void afterChange() {
+        assignReadyPartitions();
+        releaseSatisfiedBarriers();
+        if (graph.updateLowWatermark(config.bounded(), config.endMicros())) {
+            LowWatermarkEvent event = new LowWatermarkEvent(graph.lowWatermarkMicros());
+            context.registeredReaders().keySet().forEach(r -> send(r, event));
+        }
+        graph.prune();
+        signalNoMoreSplitsIfDone();
+        metrics.update(graph);
+    }
+
+    private void assignReadyPartitions() {
+        Set<Integer> readers = context.registeredReaders().keySet();
+        if (readers.isEmpty()) {
+            return;
+        }
+        List<PartitionEntry> ready = graph.readyToAssign();
+        if (ready.isEmpty()) {
+            return;
+        }
+        Map<Integer, List<PartitionEntry>> chosen =
+                SplitAssigner.assign(ready, graph.loads(readers));
+        Map<Integer, List<PartitionSplit>> splits = new TreeMap<>();
+        chosen.forEach(
+                (reader, entries) -> {
+                    List<PartitionSplit> list = new ArrayList<>(entries.size());
+                    for (PartitionEntry p : entries) {
+                        list.add(p.split(config.endMicros()));
+                        graph.markAssigned(p.token(), reader);
+                    }
+                    splits.put(reader, list);
+                    LOG.info(
+                            "Assigning partitions {} to subtask {}",
+                            entries.stream().map(PartitionEntry::token).toList(),
+                            reader);
+                });
+        context.assignSplits(new SplitsAssignment<>(splits));
+    }
+
+    private void releaseSatisfiedBarriers() {
+        for (PendingBarrier b : graph.satisfiedBarriers()) {
+            int target = graph.releaseTarget(b);
+            if (!context.registeredReaders().containsKey(target)) {
+                // Kept until the partition has a reader again; assignment retries it.
+                LOG.debug("Barrier of {} at {} waits for a reader", b.token(), b.micros());
+                continue;
+            }
+            graph.removeBarrier(b.token());
+            LOG.debug(
+                    "Releasing partition {} at {} after {} ms",
+                    b.token(),
+                    TimeFormat.micros(b.micros()),
+                    clockMillis.getAsLong() - b.sinceMillis());
+            release(target, b.token(), b.micros());
+        }
+    }
+
+    private void signalNoMoreSplitsIfDone() {
+        if (!config.bounded() || !graph.allFinished()) {
+            return;
+        }
+        for (int reader : context.registeredReaders().keySet()) {
+            if (signalledNoMoreSplits.add(reader)) {
+                LOG.info("Every partition has finished; no more splits for subtask {}", reader);
+                context.signalNoMoreSplits(reader);
+            }
+        }
+    }
+
+    private void release(int subtask, String token, long micros) {
+        ReleaseBarrierEvent event = new ReleaseBarrierEvent(token, micros);
+        releases.add(subtask, event);
+        send(subtask, event);
+    }
+
+    private void send(int subtask, SourceEvent event) {
+        if (context.registeredReaders().containsKey(subtask)) {
+            context.sendEventToSourceReader(subtask, event);
+        }
+    }
+
+    @Override
+    public ChangeStreamEnumeratorState snapshotState(long checkpointId) {
+        acks.snapshotTaken(checkpointId);
+        releases.snapshotTaken(checkpointId);
+        return graph.snapshot();
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) {
+        releases.checkpointCompleted(checkpointId);
+        acks.checkpointCompleted(checkpointId)
+                .forEach(
+                        (subtask, ids) -> {
+                            if (context.registeredReaders().containsKey(subtask)) {
+                                context.sendEventToSourceReader(subtask, new AckReportsEvent(ids));
+                            } else {
+                                // Its restarted instance re-sends them; they are acked then.
+                                LOG.debug(
+                                        "Not acknowledging {} reports of subtask {}: not"
+                                                + " registered",
+                                        ids.size(),
+                                        subtask);
+                            }
+                        });
+    }
+
+    @Override
+    public void close() {
+        rootPartitions.close();
+    }
+
+    @VisibleForTesting
+    PartitionGraph graph() {
+        return graph;
+    }
+
+    @VisibleForTesting
+    int heldReportIds() {
+        return acks.size();
+    }
+}

@@ -1,0 +1,433 @@
+package io.spannercs.flink.source.enumerator;
+
+import io.spannercs.flink.source.event.PartitionReport;
+import io.spannercs.flink.source.split.PartitionSplit;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The enumerator's model of a change stream: known partitions, pending barriers, recently pruned
+ * partitions and the low watermark. It only records facts and answers questions; the enumerator
+ * decides what to send. Not thread-safe: used from the coordinator thread only.
+ */
+final class PartitionGraph {
+    private static final Logger LOG = LoggerFactory.getLogger(PartitionGraph.class);
+
+    /**
+     * How long, in stream time, a pruned token is remembered after its end.
+     *
+     * <p>Strictly, nothing live can name a pruned partition: a partition is pruned only when its
+     * end is below the low watermark, while a pending barrier at T caps the low watermark below T
+     * and names only sources alive at T (so their end is at least T), and an unfinished child keeps
+     * its parents. What can name one is a report re-sent after a restore; such reports are kept
+     * only until acknowledged, i.e. for about a checkpoint interval. The pruned set lets those be
+     * recognised as settled instead of as partitions never seen; an hour of stream time covers any
+     * sane checkpoint interval while keeping the set bounded.
+     */
+    static final long PRUNED_TOKEN_RETENTION_MICROS = Duration.ofHours(1).toNanos() / 1000;
+
+    private static final Comparator<PartitionEntry> ASSIGNMENT_ORDER =
+            Comparator.comparingLong(PartitionEntry::startMicros)
+                    .thenComparing(PartitionEntry::token);
+
+    /** What became of a partition announced by a reader. */
+    enum Discovery {
+        ADDED,
+        ALREADY_KNOWN,
+        /** Pruned, or starts at or below the low watermark: a re-sent report of a finished one. */
+        STALE
+    }
+
+    private final Map<String, PartitionEntry> partitions = new LinkedHashMap<>();
+    private final Map<String, PendingBarrier> barriers = new LinkedHashMap<>();
+    private final Map<String, Long> prunedEndMicros = new LinkedHashMap<>();
+    private final Set<String> warnedOrphans = new HashSet<>();
+
+    /**
+     * Assigned partitions restored from a checkpoint whose reader has not reported yet. With
+     * another parallelism Flink hands reader state to other subtasks, so a release sent to the
+     * checkpointed subtask could be lost; releases wait until the reader is known.
+     */
+    private final Set<String> unconfirmedReaders = new HashSet<>();
+
+    private boolean rootQueryDone;
+    private long lowWatermarkMicros;
+
+    private PartitionGraph(boolean rootQueryDone, long lowWatermarkMicros) {
+        this.rootQueryDone = rootQueryDone;
+        this.lowWatermarkMicros = lowWatermarkMicros;
+    }
+
+    /** Rebuilds the graph; restored barriers start their wait at {@code nowMillis}. */
+    static PartitionGraph restore(ChangeStreamEnumeratorState state, long nowMillis) {
+        PartitionGraph g = new PartitionGraph(state.rootQueryDone(), state.lowWatermarkMicros());
+        for (PartitionEntry p : state.partitions()) {
+            g.partitions.put(p.token(), p);
+            if (p.status() == PartitionStatus.ASSIGNED) {
+                g.unconfirmedReaders.add(p.token());
+            }
+        }
+        state.barriers()
+                .forEach(
+                        b ->
+                                g.barriers.put(
+                                        b.token(),
+                                        new PendingBarrier(
+                                                b, PartitionEntry.NO_SUBTASK, nowMillis)));
+        g.prunedEndMicros.putAll(state.prunedEndMicros());
+        return g;
+    }
+
+    ChangeStreamEnumeratorState snapshot() {
+        List<BarrierEntry> pending = new ArrayList<>(barriers.size());
+        barriers.values().forEach(b -> pending.add(b.entry()));
+        return new ChangeStreamEnumeratorState(
+                rootQueryDone,
+                lowWatermarkMicros,
+                new ArrayList<>(partitions.values()),
+                pending,
+                prunedEndMicros);
+    }
+
+    // ---------------------------------------------------------------- queries
+
+    boolean rootQueryDone() {
+        return rootQueryDone;
+    }
+
+    void markRootQueryDone() {
+        rootQueryDone = true;
+    }
+
+    boolean isEmpty() {
+        return partitions.isEmpty();
+    }
+
+    PartitionEntry get(String token) {
+        return partitions.get(token);
+    }
+
+    Collection<PartitionEntry> partitions() {
+        return partitions.values();
+    }
+
+    Collection<PendingBarrier> barriers() {
+        return barriers.values();
+    }
+
+    int prunedCount() {
+        return prunedEndMicros.size();
+    }
+
+    long lowWatermarkMicros() {
+        return lowWatermarkMicros;
+    }
+
+    long count(PartitionStatus status) {
+        return partitions.values().stream().filter(p -> p.status() == status).count();
+    }
+
+    /** Whether the root query ran, every partition finished and no barrier waits. */
+    boolean allFinished() {
+        return rootQueryDone
+                && barriers.isEmpty()
+                && partitions.values().stream().allMatch(PartitionEntry::finished);
+    }
+
+    // ---------------------------------------------------------------- partitions
+
+    Discovery discover(PartitionReport.NewPartition p, int discoverer) {
+        if (partitions.containsKey(p.token())) {
+            return Discovery.ALREADY_KNOWN;
+        }
+        // An unfinished partition caps the low watermark below its start, so a partition
+        // starting at or below it has finished and been pruned already.
+        if (prunedEndMicros.containsKey(p.token()) || p.startMicros() <= lowWatermarkMicros) {
+            return Discovery.STALE;
+        }
+        partitions.put(p.token(), PartitionEntry.discovered(p, discoverer));
+        return Discovery.ADDED;
+    }
+
+    void markAssigned(String token, int subtask) {
+        partitions.computeIfPresent(token, (t, p) -> p.assignedTo(subtask));
+        warnedOrphans.remove(token);
+        unconfirmedReaders.remove(token);
+    }
+
+    /**
+     * Puts a split a failed reader gave back into the pool, to be assigned from its position.
+     *
+     * @return false when the partition has finished or been pruned meanwhile
+     */
+    boolean returnSplit(PartitionSplit split) {
+        PartitionEntry p = partitions.get(split.token());
+        if (p == null || p.finished()) {
+            return false;
+        }
+        partitions.put(p.token(), p.returned(split));
+        unconfirmedReaders.remove(p.token());
+        return true;
+    }
+
+    /**
+     * @return true if this finished the partition (false when known finished, or unknown)
+     */
+    boolean finish(String token, long endMicros) {
+        PartitionEntry p = partitions.get(token);
+        if (p == null || p.finished()) {
+            return false;
+        }
+        partitions.put(token, p.finishedAt(endMicros));
+        barriers.remove(token);
+        unconfirmedReaders.remove(token);
+        return true;
+    }
+
+    void progress(String token, long micros) {
+        PartitionEntry p = partitions.get(token);
+        if (p != null && !p.finished() && micros > p.progressMicros()) {
+            partitions.put(token, p.withProgress(micros));
+        }
+    }
+
+    void movedOut(String token, long micros) {
+        PartitionEntry p = partitions.get(token);
+        if (p != null && micros > p.maxMoveOutMicros()) {
+            partitions.put(token, p.withMaxMoveOut(micros));
+        }
+    }
+
+    /**
+     * Notes that {@code subtask} reported on an assigned partition: after a restore with another
+     * parallelism the checkpointed subtask is only a guess, the reporting one is the reader.
+     */
+    void readBy(String token, int subtask) {
+        PartitionEntry p = partitions.get(token);
+        if (p == null || p.status() != PartitionStatus.ASSIGNED) {
+            return;
+        }
+        unconfirmedReaders.remove(token);
+        if (p.subtask() != subtask) {
+            LOG.debug("Partition {} is read by subtask {} (was {})", token, subtask, p.subtask());
+            partitions.put(token, p.readBy(subtask));
+        }
+    }
+
+    /** Unassigned partitions whose parents have all finished, oldest first. */
+    List<PartitionEntry> readyToAssign() {
+        List<PartitionEntry> ready = new ArrayList<>();
+        for (PartitionEntry p : partitions.values()) {
+            if (p.status() == PartitionStatus.UNASSIGNED && parentsFinished(p)) {
+                ready.add(p);
+            }
+        }
+        ready.sort(ASSIGNMENT_ORDER);
+        return ready;
+    }
+
+    /** Legacy children start only after all parents ended: that keeps per-key order. */
+    private boolean parentsFinished(PartitionEntry child) {
+        for (String parent : child.parentTokens()) {
+            PartitionEntry p = partitions.get(parent);
+            if (p == null && prunedEndMicros.containsKey(parent)) {
+                continue;
+            }
+            if (p == null && warnedOrphans.add(child.token())) {
+                LOG.warn(
+                        "Partition {} waits for parent {}, which this source has never seen;"
+                                + " it stays unassigned",
+                        child.token(),
+                        parent);
+            }
+            if (p == null || !p.finished()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Unfinished partitions per reader, counting only the given readers. */
+    Map<Integer, Integer> loads(Collection<Integer> readers) {
+        Map<Integer, Integer> loads = new HashMap<>();
+        readers.forEach(r -> loads.put(r, 0));
+        for (PartitionEntry p : partitions.values()) {
+            if (p.status() == PartitionStatus.ASSIGNED) {
+                loads.computeIfPresent(p.subtask(), (r, n) -> n + 1);
+            }
+        }
+        return loads;
+    }
+
+    // ---------------------------------------------------------------- barriers
+
+    /**
+     * Whether the partition is already past a barrier at {@code micros}: finished, pruned, or known
+     * to have emitted everything up to it. A split blocked at T reports at most T - 1, so this
+     * holds only for a BarrierReached report re-sent after the barrier was released.
+     */
+    boolean isPast(String token, long micros) {
+        PartitionEntry p = partitions.get(token);
+        if (p == null) {
+            return prunedEndMicros.containsKey(token);
+        }
+        return p.finished() || p.progressMicros() >= micros;
+    }
+
+    /** Records a barrier; the same barrier reported again keeps its waiting time. */
+    void addBarrier(PartitionReport.BarrierReached b, int reporter, long nowMillis) {
+        PendingBarrier old = barriers.get(b.token());
+        if (old != null && old.micros() == b.micros()) {
+            old.reportedAgainBy(reporter);
+            return;
+        }
+        barriers.put(
+                b.token(),
+                new PendingBarrier(
+                        new BarrierEntry(b.token(), b.micros(), b.sources()), reporter, nowMillis));
+    }
+
+    void removeBarrier(String token) {
+        barriers.remove(token);
+    }
+
+    /** Barriers whose every source has processed all records up to the barrier. */
+    List<PendingBarrier> satisfiedBarriers() {
+        List<PendingBarrier> out = new ArrayList<>();
+        for (PendingBarrier b : barriers.values()) {
+            if (missingSources(b).isEmpty()) {
+                out.add(b);
+            }
+        }
+        return out;
+    }
+
+    /** The sources of a barrier that have not reached it yet. */
+    List<String> missingSources(PendingBarrier b) {
+        List<String> missing = new ArrayList<>();
+        for (String s : b.sources()) {
+            if (!hasReached(s, b.micros())) {
+                missing.add(s);
+                if (!partitions.containsKey(s) && b.firstTimeUnknown(s)) {
+                    LOG.warn(
+                            "Partition {} waits at {} for source partition {}, which this source"
+                                    + " has not discovered yet",
+                            b.token(),
+                            TimeFormat.micros(b.micros()),
+                            s);
+                }
+            }
+        }
+        return missing;
+    }
+
+    private boolean hasReached(String source, long micros) {
+        PartitionEntry s = partitions.get(source);
+        if (s == null) {
+            // Pruned means finished; a token never seen may still be discovered and must wait.
+            return prunedEndMicros.containsKey(source);
+        }
+        return s.finished() || s.maxMoveOutMicros() >= micros || s.progressMicros() >= micros;
+    }
+
+    /**
+     * The subtask to send a barrier's release to, or {@link PartitionEntry#NO_SUBTASK} while no
+     * reader is known for sure (unassigned, or restored and not heard from yet).
+     */
+    int releaseTarget(PendingBarrier b) {
+        PartitionEntry p = partitions.get(b.token());
+        if (p == null) {
+            return b.reporter();
+        }
+        return p.status() == PartitionStatus.ASSIGNED && !unconfirmedReaders.contains(p.token())
+                ? p.subtask()
+                : PartitionEntry.NO_SUBTASK;
+    }
+
+    // ---------------------------------------------------------------- watermark and pruning
+
+    /**
+     * Recomputes the low watermark: the least progress of any unfinished partition, assigned or
+     * not; with none unfinished, the end of a bounded source. It never goes down.
+     *
+     * @return whether it changed
+     */
+    boolean updateLowWatermark(boolean bounded, long sourceEndMicros) {
+        if (!rootQueryDone) {
+            return false;
+        }
+        long min = Long.MAX_VALUE;
+        boolean anyUnfinished = false;
+        for (PartitionEntry p : partitions.values()) {
+            if (!p.finished()) {
+                anyUnfinished = true;
+                min = Math.min(min, p.progressMicros());
+            }
+        }
+        long computed = anyUnfinished ? min : bounded ? sourceEndMicros : lowWatermarkMicros;
+        if (computed > lowWatermarkMicros) {
+            lowWatermarkMicros = computed;
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Removes finished partitions that nothing can refer to any more: ended below the low
+     * watermark, no pending barrier's source, no unfinished partition's parent.
+     *
+     * @return how many were removed
+     */
+    int prune() {
+        expirePrunedTokens();
+        if (partitions.values().stream().noneMatch(this::endedBelowLowWatermark)) {
+            return 0;
+        }
+        Set<String> referenced = new HashSet<>();
+        barriers.values().forEach(b -> referenced.addAll(b.sources()));
+        for (PartitionEntry p : partitions.values()) {
+            if (!p.finished()) {
+                referenced.addAll(p.parentTokens());
+            }
+        }
+        int removed = 0;
+        for (Iterator<PartitionEntry> it = partitions.values().iterator(); it.hasNext(); ) {
+            PartitionEntry p = it.next();
+            if (endedBelowLowWatermark(p) && !referenced.contains(p.token())) {
+                it.remove();
+                prunedEndMicros.put(p.token(), p.endMicros());
+                removed++;
+            }
+        }
+        if (removed > 0) {
+            LOG.debug(
+                    "Pruned {} finished partitions below {}",
+                    removed,
+                    TimeFormat.micros(lowWatermarkMicros));
+        }
+        return removed;
+    }
+
+    private boolean endedBelowLowWatermark(PartitionEntry p) {
+        return p.finished() && p.endMicros() < lowWatermarkMicros;
+    }
+
+    private void expirePrunedTokens() {
+        if (lowWatermarkMicros < Long.MIN_VALUE + PRUNED_TOKEN_RETENTION_MICROS) {
+            return;
+        }
+        long horizon = lowWatermarkMicros - PRUNED_TOKEN_RETENTION_MICROS;
+        prunedEndMicros.values().removeIf(end -> end < horizon);
+    }
+}

@@ -1,0 +1,169 @@
+package io.spannercs.flink.source.enumerator;
+
+import com.google.cloud.Timestamp;
+import com.google.cloud.spanner.DatabaseClient;
+import com.google.cloud.spanner.Options;
+import com.google.cloud.spanner.ResultSet;
+import com.google.cloud.spanner.Spanner;
+import com.google.cloud.spanner.SpannerException;
+import com.google.cloud.spanner.Statement;
+import io.grpc.Status;
+import io.spannercs.flink.source.config.SpannerClients;
+import io.spannercs.flink.source.config.SpannerSourceConfig;
+import io.spannercs.flink.source.event.PartitionReport.NewPartition;
+import io.spannercs.flink.source.record.ChangeRecord;
+import io.spannercs.flink.source.record.ChangeRecordDecoder;
+import io.spannercs.flink.source.record.ChildPartitionsRecord;
+import io.spannercs.flink.source.record.PartitionStartRecord;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.util.FlinkRuntimeException;
+
+/**
+ * Runs a change stream's root query ({@code partition_token => NULL}) with the official client. The
+ * client lives only for the query; {@link #close()} closes it if a query is still running.
+ */
+@Internal
+public final class SpannerRootPartitions implements RootPartitions {
+    private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+
+    private final SpannerSourceConfig config;
+    private final String sql;
+    private Spanner spanner; // guarded by this
+    private boolean closed; // guarded by this
+
+    /**
+     * @throws IllegalArgumentException if the change stream name is not an identifier (it becomes
+     *     part of the SQL text)
+     */
+    public SpannerRootPartitions(SpannerSourceConfig config) {
+        this.config = config;
+        this.sql = rootQuerySql(config.changeStream());
+    }
+
+    static String rootQuerySql(String changeStream) {
+        if (changeStream == null || !IDENTIFIER.matcher(changeStream).matches()) {
+            throw new IllegalArgumentException(
+                    "Invalid change stream name '"
+                            + changeStream
+                            + "': expected letters, digits and underscores, not starting with a"
+                            + " digit");
+        }
+        return "SELECT ChangeRecord FROM READ_"
+                + changeStream
+                + "(start_timestamp => @start, end_timestamp => @end,"
+                + " partition_token => NULL, heartbeat_milliseconds => @hb)";
+    }
+
+    /** One query window after the start, but not past the end of a bounded source. */
+    static long queryEndMicros(long startMicros, SpannerSourceConfig config) {
+        long window = config.queryWindow().toNanos() / 1000;
+        long windowEnd =
+                startMicros > Long.MAX_VALUE - window ? Long.MAX_VALUE : startMicros + window;
+        return Math.min(windowEnd, config.endMicros());
+    }
+
+    @Override
+    public List<NewPartition> query(long startMicros) {
+        long endMicros = queryEndMicros(startMicros, config);
+        Statement statement =
+                Statement.newBuilder(sql)
+                        .bind("start")
+                        .to(Timestamp.ofTimeMicroseconds(startMicros))
+                        .bind("end")
+                        .to(Timestamp.ofTimeMicroseconds(endMicros))
+                        .bind("hb")
+                        .to(config.heartbeatInterval().toMillis())
+                        .build();
+        try {
+            return read(SpannerClients.databaseClient(openClient(), config), statement);
+        } catch (SpannerException e) {
+            throw new FlinkRuntimeException(
+                    failure() + " failed with " + e.getErrorCode() + ": " + spannerMessage(e), e);
+        } catch (RuntimeException e) {
+            throw new FlinkRuntimeException(failure() + " failed: " + e.getMessage(), e);
+        } finally {
+            closeClient();
+        }
+    }
+
+    private List<NewPartition> read(DatabaseClient client, Statement statement) {
+        // Keyed by token: a partition listed twice is still one partition.
+        Map<String, NewPartition> partitions = new LinkedHashMap<>();
+        try (ResultSet rs = client.singleUse().executeQuery(statement, queryOptions())) {
+            ChangeRecordDecoder decoder = null;
+            while (rs.next()) {
+                if (decoder == null) {
+                    decoder = ChangeRecordDecoder.forColumnType(rs.getColumnType(0));
+                }
+                for (ChangeRecord r : decoder.decode(rs)) {
+                    if (r instanceof PartitionStartRecord s) {
+                        for (String token : s.partitionTokens()) {
+                            partitions.putIfAbsent(
+                                    token, new NewPartition(token, s.timestampMicros(), List.of()));
+                        }
+                    } else if (r instanceof ChildPartitionsRecord c) {
+                        for (ChildPartitionsRecord.ChildPartition child : c.children()) {
+                            partitions.putIfAbsent(
+                                    child.token(),
+                                    new NewPartition(
+                                            child.token(),
+                                            c.timestampMicros(),
+                                            child.parentTokens()));
+                        }
+                    }
+                }
+            }
+        }
+        return new ArrayList<>(partitions.values());
+    }
+
+    private Options.QueryOption[] queryOptions() {
+        if (config.rpcPriority() == null) {
+            return new Options.QueryOption[0];
+        }
+        return new Options.QueryOption[] {
+            Options.priority(Options.RpcPriority.valueOf(config.rpcPriority().name()))
+        };
+    }
+
+    private String failure() {
+        return "The root query of change stream "
+                + config.changeStream()
+                + " in database "
+                + config.databaseName();
+    }
+
+    /** Spanner's own description, without the client's exception class names around it. */
+    private static String spannerMessage(SpannerException e) {
+        String description = Status.fromThrowable(e).getDescription();
+        return description != null ? description : e.getMessage();
+    }
+
+    private synchronized Spanner openClient() {
+        if (closed) {
+            throw new IllegalStateException("The root query was cancelled: the source is closing");
+        }
+        if (spanner == null) {
+            spanner = SpannerClients.create(config);
+        }
+        return spanner;
+    }
+
+    private synchronized void closeClient() {
+        if (spanner != null) {
+            spanner.close();
+            spanner = null;
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        closed = true;
+        closeClient();
+    }
+}

@@ -1,0 +1,214 @@
+package io.spannercs.flink.source.enumerator;
+
+import static io.spannercs.flink.source.enumerator.EnumeratorHarness.START;
+import static io.spannercs.flink.source.enumerator.EnumeratorHarness.partition;
+import static io.spannercs.flink.source.enumerator.EnumeratorHarness.root;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.spannercs.flink.source.event.PartitionReport.BarrierReached;
+import io.spannercs.flink.source.event.PartitionReport.Discovered;
+import io.spannercs.flink.source.event.PartitionReport.Finished;
+import io.spannercs.flink.source.event.PartitionReport.MovedOut;
+import io.spannercs.flink.source.event.ReleaseBarrierEvent;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Move-in barriers: released when, and only when, every source has reached them. */
+class BarrierReleaseTest {
+    private static final long T = START + 1_000;
+
+    private EnumeratorHarness h;
+    private Map<String, Integer> owner;
+
+    @BeforeEach
+    void fourPartitionsOnTwoReaders() throws Throwable {
+        h = EnumeratorHarness.unbounded(2, root("a"), root("b"), root("c"), root("d"));
+        h.addReaders(0, 1);
+        h.start();
+        owner = h.owners();
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        h.close();
+    }
+
+    private void blockBAtT() {
+        h.report(
+                owner.get("b"),
+                Map.of("b", T - 1),
+                new BarrierReached("b", T, List.of("a", "c", "d")));
+    }
+
+    /** Progress of each partition, reported by the reader that reads it. */
+    private void progress(Map<String, Long> progress) {
+        progress.forEach((token, micros) -> h.progress(owner.get(token), token, micros));
+    }
+
+    private List<ReleaseBarrierEvent> releases() throws Exception {
+        return h.events(owner.get("b"), ReleaseBarrierEvent.class);
+    }
+
+    @Test
+    void releasesOnceEverySourceProgressedMovedOutOrFinished() throws Exception {
+        blockBAtT();
+        assertThat(h.metric("pendingBarriers")).isEqualTo(1);
+
+        h.progress(owner.get("a"), "a", T);
+        assertThat(releases()).isEmpty();
+
+        h.report(owner.get("c"), new MovedOut("c", T, List.of("b")));
+        assertThat(releases()).isEmpty();
+
+        h.report(owner.get("d"), new Finished("d", T - 10));
+
+        assertThat(releases()).containsExactly(new ReleaseBarrierEvent("b", T));
+        assertThat(h.events(other(owner.get("b")), ReleaseBarrierEvent.class)).isEmpty();
+        assertThat(h.metric("pendingBarriers")).isZero();
+    }
+
+    @Test
+    void progressJustBelowTheBarrierIsNotEnough() throws Exception {
+        blockBAtT();
+        progress(Map.of("a", T - 1, "c", T - 1, "d", T - 1));
+        h.report(owner.get("a"), new MovedOut("a", T - 1, List.of("b")));
+
+        assertThat(releases()).isEmpty();
+    }
+
+    @Test
+    void releasesAtOnceWhenTheSourcesAreAlreadyPast() throws Exception {
+        progress(Map.of("a", T, "c", T + 5, "d", T));
+
+        blockBAtT();
+
+        assertThat(releases()).containsExactly(new ReleaseBarrierEvent("b", T));
+    }
+
+    @Test
+    void neverReleasesByTimeoutButWarnsAndCountsOnce() throws Throwable {
+        blockBAtT();
+        h.progress(owner.get("a"), "a", T);
+
+        h.clockMillis.addAndGet(EnumeratorHarness.BARRIER_TIMEOUT.toMillis() + 1);
+        h.checkBarrierTimeouts();
+        h.clockMillis.addAndGet(EnumeratorHarness.BARRIER_TIMEOUT.toMillis() * 5);
+        h.checkBarrierTimeouts();
+        h.checkBarrierTimeouts();
+
+        assertThat(releases()).isEmpty();
+        assertThat(h.context.metrics.count("barrierTimeouts")).isEqualTo(1);
+        assertThat(h.metric("pendingBarriers")).isEqualTo(1);
+
+        progress(Map.of("c", T, "d", T));
+        assertThat(releases()).containsExactly(new ReleaseBarrierEvent("b", T));
+    }
+
+    @Test
+    void doesNotCountABarrierWithinItsTimeout() throws Throwable {
+        blockBAtT();
+        h.clockMillis.addAndGet(EnumeratorHarness.BARRIER_TIMEOUT.toMillis() - 1);
+        h.checkBarrierTimeouts();
+        assertThat(h.context.metrics.count("barrierTimeouts")).isZero();
+    }
+
+    @Test
+    void releasesAgainABarrierReportedAgainAfterItsRelease() throws Exception {
+        blockBAtT();
+        progress(Map.of("a", T, "c", T, "d", T));
+        assertThat(releases()).hasSize(1);
+
+        // After a restore the reader re-sends the report, and may still be waiting at T.
+        blockBAtT();
+
+        assertThat(releases())
+                .containsExactly(new ReleaseBarrierEvent("b", T), new ReleaseBarrierEvent("b", T));
+        assertThat(h.metric("pendingBarriers")).isZero();
+    }
+
+    @Test
+    void answersABarrierReportOfAPartitionAlreadyPastIt() throws Exception {
+        h.progress(owner.get("b"), "b", T + 100);
+
+        h.report(owner.get("b"), new BarrierReached("b", T, List.of("a")));
+
+        assertThat(releases()).containsExactly(new ReleaseBarrierEvent("b", T));
+        assertThat(h.metric("pendingBarriers")).isZero();
+    }
+
+    @Test
+    void waitsForASourceNotDiscoveredYet() throws Exception {
+        h.report(owner.get("b"), Map.of("b", T - 1), new BarrierReached("b", T, List.of("s")));
+        assertThat(releases()).isEmpty();
+
+        h.report(owner.get("a"), new Discovered("a", T - 50, List.of(partition("s", T - 50))));
+        assertThat(releases()).isEmpty();
+
+        int sOwner = h.owners().get("s");
+        h.progress(sOwner, "s", T);
+        assertThat(releases()).containsExactly(new ReleaseBarrierEvent("b", T));
+    }
+
+    @Test
+    void sendsTheReleaseToTheSubtaskNowReadingThePartition() throws Throwable {
+        ChangeStreamEnumeratorState state;
+        blockBAtT();
+        state = h.checkpoint(1);
+        assertThat(state.barriers())
+                .containsExactly(new BarrierEntry("b", T, List.of("a", "c", "d")));
+
+        // Restored with another parallelism: "b" is now read by subtask 2.
+        try (EnumeratorHarness r = EnumeratorHarness.restored(3, state)) {
+            r.start();
+            r.addReaders(0, 1, 2);
+            r.report(0, Map.of("a", T, "c", T), new Finished("d", T));
+            // Satisfied, but the checkpointed subtask of "b" is only a guess: wait for its reader.
+            for (int subtask = 0; subtask < 3; subtask++) {
+                assertThat(r.events(subtask, ReleaseBarrierEvent.class)).isEmpty();
+            }
+
+            r.progress(2, "b", T - 1);
+
+            assertThat(r.events(2, ReleaseBarrierEvent.class))
+                    .containsExactly(new ReleaseBarrierEvent("b", T));
+            assertThat(r.events(owner.get("b"), ReleaseBarrierEvent.class)).isEmpty();
+        }
+    }
+
+    @Test
+    void repeatsReleasesToAReaderRestartedFromACheckpointThatPredatesThem() throws Exception {
+        int rb = owner.get("b");
+        blockBAtT();
+        h.enumerator.snapshotState(1); // the barrier is pending in checkpoint 1
+        h.enumerator.notifyCheckpointComplete(1);
+        progress(Map.of("a", T, "c", T, "d", T));
+        assertThat(releases()).hasSize(1);
+
+        // The reader fails alone and restarts from checkpoint 1, still blocked.
+        h.context.unregisterReader(rb);
+        h.addReaders(rb);
+        assertThat(releases()).hasSize(2).allMatch(new ReleaseBarrierEvent("b", T)::equals);
+
+        // Once a checkpoint taken after the release completes, the reader's state has it.
+        h.enumerator.snapshotState(2);
+        h.enumerator.notifyCheckpointComplete(2);
+        h.context.unregisterReader(rb);
+        h.addReaders(rb);
+        assertThat(releases()).hasSize(2);
+    }
+
+    @Test
+    void dropsTheBarrierOfAPartitionThatFinished() throws Exception {
+        blockBAtT();
+        h.report(owner.get("b"), new Finished("b", T - 1));
+        assertThat(h.metric("pendingBarriers")).isZero();
+        assertThat(releases()).isEmpty();
+    }
+
+    private static int other(int subtask) {
+        return 1 - subtask;
+    }
+}

@@ -1,0 +1,179 @@
+package io.spannercs.flink.source.enumerator;
+
+import io.spannercs.flink.source.config.SpannerSourceConfig;
+import io.spannercs.flink.source.event.PartitionReport;
+import io.spannercs.flink.source.event.PartitionReport.NewPartition;
+import io.spannercs.flink.source.event.ReaderReportsEvent;
+import io.spannercs.flink.source.split.PartitionSplit;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.flink.api.connector.source.ReaderInfo;
+import org.apache.flink.api.connector.source.SourceEvent;
+import org.apache.flink.api.connector.source.SplitsAssignment;
+
+/** An enumerator on Flink's mock context, with a fake root query and a clock tests move. */
+final class EnumeratorHarness implements AutoCloseable {
+    static final long START = 1_700_000_000_000_000L;
+    static final Duration BARRIER_TIMEOUT = Duration.ofMinutes(1);
+
+    final TestingEnumeratorContext context;
+    final SpannerSourceConfig config;
+    final AtomicLong clockMillis = new AtomicLong(1_000_000);
+    final AtomicInteger rootQueries = new AtomicInteger();
+    private final List<NewPartition> rootResult;
+    private RuntimeException rootFailure;
+    ChangeStreamSplitEnumerator enumerator;
+
+    EnumeratorHarness(int parallelism, long endMicros, NewPartition... root) {
+        this(parallelism, endMicros, ChangeStreamEnumeratorState.initial(), root);
+    }
+
+    EnumeratorHarness(
+            int parallelism,
+            long endMicros,
+            ChangeStreamEnumeratorState state,
+            NewPartition... root) {
+        this.context = new TestingEnumeratorContext(parallelism);
+        this.config = config(endMicros);
+        this.rootResult = List.of(root);
+        this.enumerator = create(state);
+    }
+
+    /** A new enumerator (on a new context) restored from a checkpoint of an unbounded source. */
+    static EnumeratorHarness restored(int parallelism, ChangeStreamEnumeratorState state) {
+        return new EnumeratorHarness(parallelism, SpannerSourceConfig.NO_END, state);
+    }
+
+    /** An unbounded source starting at {@link #START}. */
+    static EnumeratorHarness unbounded(int parallelism, NewPartition... root) {
+        return new EnumeratorHarness(parallelism, SpannerSourceConfig.NO_END, root);
+    }
+
+    static SpannerSourceConfig config(long endMicros) {
+        return new SpannerSourceConfig(
+                "p",
+                "i",
+                "d",
+                "orders_cs",
+                START,
+                endMicros,
+                Duration.ofSeconds(1),
+                null,
+                null,
+                null,
+                null,
+                true,
+                BARRIER_TIMEOUT,
+                10,
+                Duration.ofMinutes(30),
+                true,
+                100,
+                Duration.ofSeconds(1));
+    }
+
+    static NewPartition partition(String token, long startMicros, String... parents) {
+        return new NewPartition(token, startMicros, List.of(parents));
+    }
+
+    static NewPartition root(String token) {
+        return partition(token, START);
+    }
+
+    void failRootQueryWith(RuntimeException e) {
+        rootFailure = e;
+    }
+
+    private ChangeStreamSplitEnumerator create(ChangeStreamEnumeratorState state) {
+        RootPartitions root =
+                startMicros -> {
+                    rootQueries.incrementAndGet();
+                    if (rootFailure != null) {
+                        throw rootFailure;
+                    }
+                    return rootResult;
+                };
+        return new ChangeStreamSplitEnumerator(context, config, root, state, clockMillis::get);
+    }
+
+    /** Starts the enumerator and lets the root query (if any) complete. */
+    void start() throws Throwable {
+        enumerator.start();
+        if (!context.getOneTimeCallables().isEmpty()) {
+            context.runNextOneTimeCallable();
+        }
+    }
+
+    void addReaders(int... subtasks) {
+        for (int s : subtasks) {
+            context.registerReader(new ReaderInfo(s, "host-" + s));
+            enumerator.addReader(s);
+        }
+    }
+
+    void report(int subtask, PartitionReport... reports) {
+        report(subtask, Map.of(), reports);
+    }
+
+    void report(int subtask, Map<String, Long> progress, PartitionReport... reports) {
+        enumerator.handleSourceEvent(subtask, new ReaderReportsEvent(List.of(reports), progress));
+    }
+
+    void progress(int subtask, String token, long micros) {
+        report(subtask, Map.of(token, micros));
+    }
+
+    void checkBarrierTimeouts() throws Throwable {
+        context.runPeriodicCallable(0);
+    }
+
+    /** Every split assigned so far, in order. */
+    List<Map.Entry<Integer, PartitionSplit>> assignments() {
+        List<Map.Entry<Integer, PartitionSplit>> out = new ArrayList<>();
+        for (SplitsAssignment<PartitionSplit> a : context.getSplitsAssignmentSequence()) {
+            a.assignment().forEach((r, splits) -> splits.forEach(s -> out.add(Map.entry(r, s))));
+        }
+        return out;
+    }
+
+    /** The subtask each partition was last assigned to. */
+    Map<String, Integer> owners() {
+        Map<String, Integer> out = new LinkedHashMap<>();
+        assignments().forEach(e -> out.put(e.getValue().token(), e.getKey()));
+        return out;
+    }
+
+    /** The subtask the enumerator believes reads a partition. */
+    int ownerOf(String token) {
+        return enumerator.graph().get(token).subtask();
+    }
+
+    List<SourceEvent> events(int subtask) throws Exception {
+        return new ArrayList<>(context.getSentSourceEvent().getOrDefault(subtask, List.of()));
+    }
+
+    <T> List<T> events(int subtask, Class<T> type) throws Exception {
+        return events(subtask).stream().filter(type::isInstance).map(type::cast).toList();
+    }
+
+    /** Snapshot through the serializer, as a checkpoint would. */
+    ChangeStreamEnumeratorState checkpoint(long checkpointId) throws Exception {
+        ChangeStreamEnumeratorState state = enumerator.snapshotState(checkpointId);
+        ChangeStreamEnumeratorStateSerializer s = ChangeStreamEnumeratorStateSerializer.INSTANCE;
+        return s.deserialize(s.getVersion(), s.serialize(state));
+    }
+
+    long metric(String gauge) {
+        return context.metrics.gauge(gauge);
+    }
+
+    @Override
+    public void close() throws Exception {
+        enumerator.close();
+        context.close();
+    }
+}

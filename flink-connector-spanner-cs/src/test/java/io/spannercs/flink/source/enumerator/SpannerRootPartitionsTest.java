@@ -1,0 +1,143 @@
+package io.spannercs.flink.source.enumerator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.spannercs.emulator.SpannerEmulator;
+import io.spannercs.flink.source.config.SpannerSourceConfig;
+import io.spannercs.flink.source.event.PartitionReport.NewPartition;
+import java.time.Duration;
+import java.util.List;
+import org.apache.flink.util.FlinkRuntimeException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The root query against the emulator, in both partition modes, and Spanner's errors. */
+class SpannerRootPartitionsTest {
+    private static final String DDL =
+            "CREATE TABLE Orders (OrderId INT64 NOT NULL, Status STRING(MAX))"
+                    + " PRIMARY KEY (OrderId);\n"
+                    + "CREATE CHANGE STREAM mutable_cs FOR Orders OPTIONS (partition_mode ="
+                    + " 'MUTABLE_KEY_RANGE');\n"
+                    + "CREATE CHANGE STREAM legacy_cs FOR Orders;\n";
+
+    private static SpannerEmulator emulator;
+
+    @BeforeAll
+    static void startEmulator() {
+        emulator = SpannerEmulator.builder().ddl(DDL).initialPartitions(3).start();
+    }
+
+    @AfterAll
+    static void stopEmulator() {
+        emulator.close();
+    }
+
+    private static SpannerSourceConfig config(String stream, long startMicros, long endMicros) {
+        return new SpannerSourceConfig(
+                emulator.projectId(),
+                emulator.instanceId(),
+                emulator.databaseId(),
+                stream,
+                startMicros,
+                endMicros,
+                Duration.ofSeconds(1),
+                emulator.hostPort(),
+                null,
+                null,
+                SpannerSourceConfig.RpcPriority.LOW,
+                true,
+                Duration.ofMinutes(1),
+                10,
+                Duration.ofMinutes(30),
+                true,
+                100,
+                Duration.ofSeconds(1));
+    }
+
+    private static long createdMicros(String stream) {
+        return emulator.database().changeStream(stream).createdMicros();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"mutable_cs", "legacy_cs"})
+    void listsTheLivePartitions(String stream) {
+        long start = createdMicros(stream) + 1;
+        try (SpannerRootPartitions root =
+                new SpannerRootPartitions(config(stream, start, SpannerSourceConfig.NO_END))) {
+            List<NewPartition> partitions = root.query(start);
+
+            assertThat(partitions)
+                    .extracting(NewPartition::token)
+                    .containsExactlyInAnyOrderElementsOf(
+                            emulator.database().changeStream(stream).liveTokens());
+            assertThat(partitions)
+                    .allSatisfy(
+                            p -> {
+                                assertThat(p.startMicros()).isEqualTo(start);
+                                assertThat(p.parentTokens()).isEmpty();
+                            });
+        }
+    }
+
+    @Test
+    void namesTheStreamTheDatabaseAndSpannersReasonForAnUnknownStream() {
+        long start = createdMicros("mutable_cs") + 1;
+        SpannerSourceConfig config = config("nope_cs", start, SpannerSourceConfig.NO_END);
+        try (SpannerRootPartitions root = new SpannerRootPartitions(config)) {
+            assertThatThrownBy(() -> root.query(start))
+                    .isInstanceOf(FlinkRuntimeException.class)
+                    .hasMessageContaining("change stream nope_cs")
+                    .hasMessageContaining(config.databaseName())
+                    .hasMessageContaining("INVALID_ARGUMENT")
+                    .hasMessageContaining("Table-valued function not found: READ_nope_cs");
+        }
+    }
+
+    @Test
+    void reportsAStartTooFarInThePast() {
+        long start = createdMicros("legacy_cs") - 60_000_000;
+        SpannerSourceConfig config = config("legacy_cs", start, SpannerSourceConfig.NO_END);
+        try (SpannerRootPartitions root = new SpannerRootPartitions(config)) {
+            assertThatThrownBy(() -> root.query(start))
+                    .hasMessageContaining("change stream legacy_cs")
+                    .hasMessageContaining(config.databaseName())
+                    .hasMessageContaining("OUT_OF_RANGE")
+                    .hasMessageContaining("Specified start_timestamp is too far in the past");
+        }
+    }
+
+    @Test
+    void rejectsAStreamNameThatIsNotAnIdentifier() {
+        for (String name : List.of("orders cs", "1cs", "cs;DROP TABLE Orders", "cs(", "")) {
+            assertThatThrownBy(() -> new SpannerRootPartitions(config(name, 0, 0)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("Invalid change stream name");
+        }
+        assertThat(SpannerRootPartitions.rootQuerySql("Orders_cs2"))
+                .isEqualTo(
+                        "SELECT ChangeRecord FROM READ_Orders_cs2(start_timestamp => @start,"
+                                + " end_timestamp => @end, partition_token => NULL,"
+                                + " heartbeat_milliseconds => @hb)");
+    }
+
+    @Test
+    void endsTheQueryOneWindowLaterOrAtTheSourcesEnd() {
+        long start = 1_700_000_000_000_000L;
+        long window = Duration.ofMinutes(30).toNanos() / 1000;
+        assertThat(
+                        SpannerRootPartitions.queryEndMicros(
+                                start, config("cs", start, SpannerSourceConfig.NO_END)))
+                .isEqualTo(start + window);
+        assertThat(SpannerRootPartitions.queryEndMicros(start, config("cs", start, start + 10)))
+                .isEqualTo(start + 10);
+        assertThat(
+                        SpannerRootPartitions.queryEndMicros(
+                                Long.MAX_VALUE - 5,
+                                config("cs", start, SpannerSourceConfig.NO_END)))
+                .isEqualTo(Long.MAX_VALUE);
+    }
+}
