@@ -1,0 +1,253 @@
+package io.spannercs.flink.source.reader;
+
+import com.google.cloud.spanner.Spanner;
+import io.spannercs.flink.format.ChangeEventDeserializer;
+import io.spannercs.flink.source.config.SpannerClients;
+import io.spannercs.flink.source.config.SpannerSourceConfig;
+import io.spannercs.flink.source.event.AckReportsEvent;
+import io.spannercs.flink.source.event.LowWatermarkEvent;
+import io.spannercs.flink.source.event.PartitionReport;
+import io.spannercs.flink.source.event.ReaderReportsEvent;
+import io.spannercs.flink.source.event.ReleaseBarrierEvent;
+import io.spannercs.flink.source.split.PartitionSplit;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.connector.source.ReaderOutput;
+import org.apache.flink.api.connector.source.SourceEvent;
+import org.apache.flink.api.connector.source.SourceReaderContext;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.base.source.reader.SingleThreadMultiplexSourceReaderBase;
+import org.apache.flink.connector.base.source.reader.fetcher.SingleThreadFetcherManager;
+import org.apache.flink.core.io.InputStatus;
+import org.apache.flink.metrics.MetricGroup;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads the partitions assigned to one subtask. Partition records become reports to the enumerator;
+ * each report stays in its split's state until the enumerator acknowledges it, and finished splits
+ * with unacknowledged reports stay in the checkpointed state as finished splits, so no report is
+ * lost across a checkpoint. After a restore every pending report is sent again.
+ */
+@Internal
+public final class ChangeStreamSourceReader<T>
+        extends SingleThreadMultiplexSourceReaderBase<
+                FetchedRecord, T, PartitionSplit, PartitionSplitState> {
+    private static final Logger LOG = LoggerFactory.getLogger(ChangeStreamSourceReader.class);
+
+    private final SpannerSourceConfig config;
+    private final Spanner spanner;
+    private final ExecutorService callbackExecutor;
+    private final ReaderSharedState shared;
+    private final ReportOutbox outbox;
+    private final Map<String, PartitionSplitState> states = new LinkedHashMap<>();
+
+    /** Finished splits whose last reports await acknowledgement. */
+    private final Map<String, PartitionSplitState> finishedAwaitingAck = new LinkedHashMap<>();
+
+    private long lastProgressNanos;
+
+    private ChangeStreamSourceReader(
+            SpannerSourceConfig config,
+            Spanner spanner,
+            ExecutorService callbackExecutor,
+            ReaderSharedState shared,
+            ReportOutbox outbox,
+            ChangeEventDeserializer<T> deserializer,
+            SourceReaderContext context) {
+        super(
+                new SingleThreadFetcherManager<>(
+                        () ->
+                                new ChangeStreamSplitReader(
+                                        config,
+                                        SpannerClients.databaseClient(spanner, config),
+                                        callbackExecutor,
+                                        shared),
+                        new Configuration()),
+                new ChangeStreamRecordEmitter<>(deserializer, config, shared, outbox),
+                new Configuration(),
+                context);
+        this.config = config;
+        this.spanner = spanner;
+        this.callbackExecutor = callbackExecutor;
+        this.shared = shared;
+        this.outbox = outbox;
+        registerMetrics(context.metricGroup());
+    }
+
+    /** A reader with its own client and callback threads, closed with the reader. */
+    public static <T> ChangeStreamSourceReader<T> create(
+            SpannerSourceConfig config,
+            ChangeEventDeserializer<T> deserializer,
+            SourceReaderContext context) {
+        AtomicInteger n = new AtomicInteger();
+        ExecutorService executor =
+                Executors.newFixedThreadPool(
+                        2,
+                        r -> {
+                            Thread t =
+                                    new Thread(
+                                            r,
+                                            "spanner-cs-callback-"
+                                                    + context.getIndexOfSubtask()
+                                                    + "-"
+                                                    + n.incrementAndGet());
+                            t.setDaemon(true);
+                            return t;
+                        });
+        return new ChangeStreamSourceReader<>(
+                config,
+                SpannerClients.create(config),
+                executor,
+                new ReaderSharedState(),
+                new ReportOutbox(),
+                deserializer,
+                context);
+    }
+
+    private void registerMetrics(MetricGroup group) {
+        group.gauge("currentFetchEventTimeLag", shared::fetchLagMillis);
+        group.gauge("activePartitions", () -> (long) states.size());
+        group.gauge(
+                "blockedPartitions",
+                () ->
+                        states.values().stream()
+                                .filter(s -> s.barrierMicros() != PartitionSplit.NO_BARRIER)
+                                .count());
+        group.gauge("queryRestarts", shared::queryRestarts);
+        group.gauge("lowWatermarkMicros", shared::lowWatermarkMicros);
+    }
+
+    @Override
+    public void addSplits(List<PartitionSplit> splits) {
+        super.addSplits(splits);
+        // Reports restored with a split were maybe never seen by the enumerator: send them again,
+        // and the current progress with them.
+        for (PartitionSplit split : splits) {
+            split.pendingReports().forEach(outbox::resend);
+            if (!split.pendingReports().isEmpty()) {
+                LOG.info(
+                        "Re-sending {} unacknowledged reports of partition {}",
+                        split.pendingReports().size(),
+                        split.token());
+            }
+        }
+        outbox.progressChanged();
+        flushReports(true);
+    }
+
+    @Override
+    public InputStatus pollNext(ReaderOutput<T> output) throws Exception {
+        InputStatus status = super.pollNext(output);
+        flushReports(false);
+        return status;
+    }
+
+    private void flushReports(boolean force) {
+        long now = System.nanoTime();
+        boolean progressDue = now - lastProgressNanos >= config.progressInterval().toNanos();
+        List<PartitionReport> reports = outbox.take();
+        if (reports.isEmpty() && !(force || progressDue)) {
+            return;
+        }
+        Map<String, Long> progress = new LinkedHashMap<>();
+        for (PartitionSplitState s : states.values()) {
+            if (!s.finished()) {
+                progress.put(s.token(), s.progressMicros());
+            }
+        }
+        if (reports.isEmpty() && progress.isEmpty()) {
+            return;
+        }
+        lastProgressNanos = now;
+        context.sendSourceEventToCoordinator(new ReaderReportsEvent(reports, progress));
+    }
+
+    @Override
+    public void handleSourceEvents(SourceEvent event) {
+        if (event instanceof ReleaseBarrierEvent release) {
+            PartitionSplitState s = states.get(release.token());
+            if (s != null) {
+                s.release(release.micros());
+            }
+            shared.releaseBarrier(release.token(), release.micros());
+            LOG.debug("Barrier of {} at {} released", release.token(), release.micros());
+        } else if (event instanceof LowWatermarkEvent low) {
+            shared.setLowWatermark(low.micros());
+        } else if (event instanceof AckReportsEvent ack) {
+            Set<String> ids = new HashSet<>(ack.reportIds());
+            states.values().forEach(s -> s.acknowledge(ids));
+            finishedAwaitingAck.values().forEach(s -> s.acknowledge(ids));
+            finishedAwaitingAck.values().removeIf(s -> s.pendingReports().isEmpty());
+        } else {
+            super.handleSourceEvents(event);
+        }
+    }
+
+    @Override
+    public List<PartitionSplit> snapshotState(long checkpointId) {
+        Map<String, PartitionSplit> splits = new LinkedHashMap<>();
+        for (PartitionSplit split : super.snapshotState(checkpointId)) {
+            splits.put(split.splitId(), split);
+        }
+        for (PartitionSplitState s : finishedAwaitingAck.values()) {
+            splits.put(s.token(), s.toSplit());
+        }
+        return new ArrayList<>(splits.values());
+    }
+
+    @Override
+    protected void onSplitFinished(Map<String, PartitionSplitState> finished) {
+        for (Map.Entry<String, PartitionSplitState> e : finished.entrySet()) {
+            PartitionSplitState s = states.remove(e.getKey());
+            if (s == null) {
+                s = e.getValue();
+            }
+            if (!s.finished()) {
+                // The source's end timestamp ended the split, not a partition record: the
+                // enumerator still has to learn that nothing more will come from it.
+                outbox.add(s, new PartitionReport.Finished(s.token(), config.endMicros()));
+                s.markFinished();
+            }
+            if (!s.pendingReports().isEmpty()) {
+                finishedAwaitingAck.put(e.getKey(), s);
+            }
+        }
+        outbox.progressChanged();
+        flushReports(true);
+    }
+
+    @Override
+    protected PartitionSplitState initializedState(PartitionSplit split) {
+        PartitionSplitState state = new PartitionSplitState(split);
+        if (split.finished()) {
+            finishedAwaitingAck.put(split.splitId(), state);
+        } else {
+            states.put(split.splitId(), state);
+        }
+        return state;
+    }
+
+    @Override
+    protected PartitionSplit toSplitType(String splitId, PartitionSplitState state) {
+        return state.toSplit();
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            super.close();
+        } finally {
+            callbackExecutor.shutdownNow();
+            spanner.close();
+        }
+    }
+}

@@ -1,0 +1,157 @@
+package io.spannercs.flink.source.reader;
+
+import com.google.cloud.spanner.DatabaseClient;
+import io.spannercs.flink.source.config.SpannerSourceConfig;
+import io.spannercs.flink.source.split.PartitionSplit;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.connector.base.source.reader.RecordsBySplits;
+import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitsAddition;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitsChange;
+
+/**
+ * Reads all partitions assigned to one reader on the single fetcher thread, each through a {@link
+ * PartitionStream} whose rows arrive asynchronously. A partition blocked at a barrier does not hold
+ * back the others. At most {@code maxConcurrentPartitionsPerReader} unblocked queries run at once;
+ * the rest wait their turn.
+ */
+@Internal
+public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord, PartitionSplit> {
+    private static final int MAX_RECORDS_PER_FETCH = 2048;
+    private static final long MAX_WAIT_MILLIS = 50;
+
+    private final SpannerSourceConfig config;
+    private final DatabaseClient client;
+    private final Executor callbackExecutor;
+    private final ReaderSharedState shared;
+    private final Map<String, PartitionStream> streams = new LinkedHashMap<>();
+    private final Object signal = new Object();
+    private boolean signalled;
+    private long seenLowWatermarkVersion;
+
+    public ChangeStreamSplitReader(
+            SpannerSourceConfig config,
+            DatabaseClient client,
+            Executor callbackExecutor,
+            ReaderSharedState shared) {
+        this.config = config;
+        this.client = client;
+        this.callbackExecutor = callbackExecutor;
+        this.shared = shared;
+    }
+
+    @Override
+    public RecordsWithSplitIds<FetchedRecord> fetch() throws IOException {
+        waitForWork();
+        RecordsBySplits.Builder<FetchedRecord> out = new RecordsBySplits.Builder<>();
+        boolean tick = shared.lowWatermarkVersion() != seenLowWatermarkVersion;
+        seenLowWatermarkVersion = shared.lowWatermarkVersion();
+        startQueriesWithinLimit();
+        int budget = MAX_RECORDS_PER_FETCH;
+        List<String> finished = new ArrayList<>();
+        for (PartitionStream s : streams.values()) {
+            RuntimeException failure = s.failure();
+            if (failure != null) {
+                throw new IOException(failure.getMessage(), failure);
+            }
+            s.retryIfDue();
+            if (tick) {
+                out.add(s.token(), FetchedRecord.WATERMARK_TICK);
+            }
+            int share = Math.max(16, budget / Math.max(1, streams.size()));
+            s.drain(share, r -> out.add(s.token(), new FetchedRecord(r)));
+            if (s.finishedAndDrained()) {
+                finished.add(s.token());
+            }
+        }
+        for (String token : finished) {
+            streams.remove(token).close();
+            shared.forget(token);
+            out.addFinishedSplit(token);
+        }
+        return out.build();
+    }
+
+    /** Waits until a stream has news, the reader is woken up, or a short timeout passes. */
+    private void waitForWork() throws IOException {
+        boolean ready = anyReady();
+        synchronized (signal) {
+            if (!signalled && !ready) {
+                try {
+                    signal.wait(MAX_WAIT_MILLIS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("Interrupted while waiting for change records", e);
+                }
+            }
+            signalled = false;
+        }
+    }
+
+    private boolean anyReady() {
+        for (PartitionStream s : streams.values()) {
+            if (s.hasBufferedRecords() || s.finishedAndDrained() || s.failure() != null) {
+                return true;
+            }
+        }
+        return shared.lowWatermarkVersion() != seenLowWatermarkVersion;
+    }
+
+    private void notifyData() {
+        synchronized (signal) {
+            signalled = true;
+            signal.notifyAll();
+        }
+    }
+
+    private void startQueriesWithinLimit() {
+        int running = 0;
+        for (PartitionStream s : streams.values()) {
+            if (s.started() && !s.blocked()) {
+                running++;
+            }
+        }
+        for (PartitionStream s : streams.values()) {
+            if (running >= config.maxConcurrentPartitionsPerReader()) {
+                return;
+            }
+            if (!s.started()) {
+                s.start();
+                running++;
+            }
+        }
+    }
+
+    @Override
+    public void handleSplitsChanges(SplitsChange<PartitionSplit> change) {
+        if (!(change instanceof SplitsAddition)) {
+            throw new UnsupportedOperationException(
+                    "Unsupported split change " + change.getClass().getSimpleName());
+        }
+        for (PartitionSplit split : change.splits()) {
+            streams.put(
+                    split.splitId(),
+                    new PartitionStream(
+                            split, config, client, callbackExecutor, shared, this::notifyData));
+        }
+        notifyData();
+    }
+
+    @Override
+    public void wakeUp() {
+        notifyData();
+    }
+
+    @Override
+    public void close() {
+        streams.values().forEach(PartitionStream::close);
+        streams.clear();
+    }
+}

@@ -1,0 +1,123 @@
+package io.spannercs.flink.source.reader;
+
+import io.spannercs.flink.source.event.PartitionReport;
+import io.spannercs.flink.source.split.PartitionSplit;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import org.apache.flink.annotation.Internal;
+
+/** The mutable state of a split being read, owned by the reader's task thread. */
+@Internal
+public final class PartitionSplitState {
+    private final PartitionSplit initial;
+    private long positionMicros;
+    private String positionSequence;
+    private long barrierMicros;
+    private List<String> barrierSources;
+    private final List<PartitionReport> pendingReports;
+    private boolean finished;
+    private long lastWatermarkMillis = Long.MIN_VALUE;
+
+    public PartitionSplitState(PartitionSplit split) {
+        this.initial = split;
+        this.positionMicros = split.positionMicros();
+        this.positionSequence = split.positionSequence();
+        this.barrierMicros = split.barrierMicros();
+        this.barrierSources = split.barrierSources();
+        this.pendingReports = new ArrayList<>(split.pendingReports());
+        this.finished = split.finished();
+    }
+
+    public String token() {
+        return initial.token();
+    }
+
+    /** Marks a record at (micros, sequence) as emitted; a null sequence covers the timestamp. */
+    void advanceTo(long micros, String sequence) {
+        positionMicros = micros;
+        positionSequence = sequence;
+    }
+
+    long positionMicros() {
+        return positionMicros;
+    }
+
+    String positionSequence() {
+        return positionSequence;
+    }
+
+    /**
+     * The greatest timestamp up to which this partition has emitted every record: the position, or
+     * one microsecond before it while records at that timestamp may still follow, and below a
+     * pending barrier.
+     */
+    long progressMicros() {
+        long p = positionSequence == null ? positionMicros : positionMicros - 1;
+        if (barrierMicros != PartitionSplit.NO_BARRIER) {
+            p = Math.min(p, barrierMicros - 1);
+        }
+        return p;
+    }
+
+    void block(long micros, List<String> sources) {
+        barrierMicros = micros;
+        barrierSources = List.copyOf(sources);
+    }
+
+    /** Clears the barrier if it is the one at {@code micros}. */
+    boolean release(long micros) {
+        if (barrierMicros == micros) {
+            barrierMicros = PartitionSplit.NO_BARRIER;
+            barrierSources = List.of();
+            return true;
+        }
+        return false;
+    }
+
+    long barrierMicros() {
+        return barrierMicros;
+    }
+
+    void addReport(PartitionReport report) {
+        pendingReports.add(report);
+    }
+
+    List<PartitionReport> pendingReports() {
+        return pendingReports;
+    }
+
+    void acknowledge(Collection<String> ids) {
+        pendingReports.removeIf(r -> ids.contains(r.id()));
+    }
+
+    void markFinished() {
+        finished = true;
+    }
+
+    boolean finished() {
+        return finished;
+    }
+
+    long lastWatermarkMillis() {
+        return lastWatermarkMillis;
+    }
+
+    void setLastWatermarkMillis(long millis) {
+        lastWatermarkMillis = millis;
+    }
+
+    public PartitionSplit toSplit() {
+        return new PartitionSplit(
+                initial.token(),
+                initial.startMicros(),
+                initial.endMicros(),
+                initial.parentTokens(),
+                positionMicros,
+                positionSequence,
+                barrierMicros,
+                barrierSources,
+                pendingReports,
+                finished);
+    }
+}

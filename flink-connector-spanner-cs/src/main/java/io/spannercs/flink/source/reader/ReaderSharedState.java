@@ -1,0 +1,63 @@
+package io.spannercs.flink.source.reader;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.flink.annotation.Internal;
+
+/**
+ * What the reader's task thread tells the fetcher thread: released barriers and the enumerator's
+ * low watermark. Also carries the fetch-lag measurement the other way.
+ */
+@Internal
+public final class ReaderSharedState {
+    private final Map<String, Long> releasedBarriers = new ConcurrentHashMap<>();
+    private final AtomicLong lowWatermarkMicros = new AtomicLong(Long.MIN_VALUE);
+    private final AtomicLong lowWatermarkVersion = new AtomicLong();
+    private final AtomicLong fetchLagMillis = new AtomicLong(-1);
+    private final AtomicLong queryRestarts = new AtomicLong();
+
+    void releaseBarrier(String token, long micros) {
+        releasedBarriers.merge(token, micros, Math::max);
+    }
+
+    /** Whether the barrier at {@code micros} of the partition has been released. */
+    boolean isReleased(String token, long micros) {
+        Long released = releasedBarriers.get(token);
+        return released != null && released >= micros;
+    }
+
+    void forget(String token) {
+        releasedBarriers.remove(token);
+    }
+
+    void setLowWatermark(long micros) {
+        if (lowWatermarkMicros.getAndAccumulate(micros, Math::max) < micros) {
+            lowWatermarkVersion.incrementAndGet();
+        }
+    }
+
+    long lowWatermarkMicros() {
+        return lowWatermarkMicros.get();
+    }
+
+    long lowWatermarkVersion() {
+        return lowWatermarkVersion.get();
+    }
+
+    void recordFetchLag(long millis) {
+        fetchLagMillis.set(millis);
+    }
+
+    long fetchLagMillis() {
+        return fetchLagMillis.get();
+    }
+
+    void countQueryRestart() {
+        queryRestarts.incrementAndGet();
+    }
+
+    long queryRestarts() {
+        return queryRestarts.get();
+    }
+}

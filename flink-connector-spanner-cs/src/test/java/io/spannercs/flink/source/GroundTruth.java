@@ -1,0 +1,81 @@
+package io.spannercs.flink.source;
+
+import com.google.protobuf.Value;
+import io.spannercs.emulator.EmulatedDatabase;
+import io.spannercs.emulator.schema.ChangeStreamDef;
+import io.spannercs.emulator.schema.ColumnDef;
+import io.spannercs.emulator.storage.CommittedTransaction;
+import io.spannercs.emulator.storage.RowChange;
+import io.spannercs.flink.format.ChangeEvent;
+import io.spannercs.flink.format.SpannerValues;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The changes a source must emit, from the emulator's record of every commit: one identity per row
+ * change (transaction, table, change type, key), to compare with what a job emitted.
+ */
+final class GroundTruth {
+    private GroundTruth() {}
+
+    /** Identities of every change the stream records in [start, end], in commit order. */
+    static List<String> expected(
+            EmulatedDatabase db, String stream, long startMicros, long endMicros) {
+        ChangeStreamDef def = db.changeStream(stream).def();
+        List<String> out = new ArrayList<>();
+        for (CommittedTransaction txn : db.groundTruth()) {
+            if (txn.commitMicros() < startMicros || txn.commitMicros() > endMicros) {
+                continue;
+            }
+            for (RowChange c : txn.changes()) {
+                if (!def.watchesTable(c.table().name())
+                        || !def.recordsModType(c.modType().name())) {
+                    continue;
+                }
+                if (c.modType().name().equals("UPDATE") && !writesWatchedColumn(def, c)) {
+                    continue;
+                }
+                Map<String, Object> keys = new LinkedHashMap<>();
+                for (int i = 0; i < c.table().keyColumns().size(); i++) {
+                    ColumnDef k = c.table().keyColumns().get(i);
+                    Value v = c.key().get(i);
+                    keys.put(k.name(), SpannerValues.toJava(k.type(), v));
+                }
+                out.add(
+                        identity(
+                                txn.serverTransactionId(),
+                                c.table().name(),
+                                c.modType().name(),
+                                keys));
+            }
+        }
+        return out;
+    }
+
+    private static boolean writesWatchedColumn(ChangeStreamDef def, RowChange c) {
+        for (ColumnDef col : c.table().columns()) {
+            if (!col.primaryKey() && def.watchesColumn(c.table().name(), col) && c.wrote(col)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    static String identity(ChangeEvent e) {
+        return identity(
+                e.getServerTransactionId(), e.getTable(), e.getChangeType().name(), e.getKeys());
+    }
+
+    private static String identity(
+            String txn, String table, String type, Map<String, Object> keys) {
+        return txn + "|" + table + "|" + type + "|" + keys;
+    }
+
+    /** Table and key of an identity, to check order per key. */
+    static String rowOf(String identity) {
+        String[] parts = identity.split("\\|", 4);
+        return parts[1] + "|" + parts[3];
+    }
+}

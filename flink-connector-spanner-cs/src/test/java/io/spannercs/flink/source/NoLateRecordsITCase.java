@@ -1,0 +1,127 @@
+package io.spannercs.flink.source;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.spannercs.emulator.SpannerEmulator;
+import io.spannercs.emulator.workload.WorkloadConfig;
+import io.spannercs.emulator.workload.WorkloadGenerator;
+import io.spannercs.flink.format.ChangeEvent;
+import io.spannercs.flink.format.ChangeEventDeserializer;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.ProcessFunction;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.Collector;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Event time from heartbeats never makes a record late: under partition churn (new partitions
+ * discovered and assigned while others run ahead) a downstream operator compares every record with
+ * its current watermark and finds none at or below it. Switching the low-watermark cap off makes
+ * the same check find late records, which proves it can fail.
+ */
+@org.junit.jupiter.api.Timeout(value = 4, unit = java.util.concurrent.TimeUnit.MINUTES)
+class NoLateRecordsITCase {
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(2)
+                            .build());
+
+    private static final String DDL =
+            "CREATE TABLE Orders (OrderId INT64 NOT NULL, Customer STRING(MAX)) PRIMARY KEY"
+                    + " (OrderId);\n"
+                    + "CREATE CHANGE STREAM cs FOR ALL OPTIONS (partition_mode ="
+                    + " 'MUTABLE_KEY_RANGE');\n";
+
+    static final AtomicLong LATE = new AtomicLong();
+    static final AtomicLong ON_TIME = new AtomicLong();
+    static final AtomicLong WITH_WATERMARK = new AtomicLong();
+
+    @Test
+    void noRecordIsLateUnderChurn() throws Exception {
+        run(true);
+        assertThat(WITH_WATERMARK.get()).as("records checked against a watermark").isPositive();
+        assertThat(LATE.get()).as("late records").isZero();
+    }
+
+    @Test
+    void withoutTheLowWatermarkCapRecordsAreLate() throws Exception {
+        run(false);
+        assertThat(LATE.get()).as("late records without the cap").isPositive();
+    }
+
+    private void run(boolean cap) throws Exception {
+        LATE.set(0);
+        ON_TIME.set(0);
+        WITH_WATERMARK.set(0);
+        try (SpannerEmulator emulator =
+                SpannerEmulator.builder()
+                        .ddl(DDL)
+                        .initialPartitions(2)
+                        .maxPartitions(16)
+                        .churnInterval(Duration.ofMillis(250))
+                        .seed(31)
+                        .start()) {
+            Instant start = Instant.now();
+            Instant end = start.plusSeconds(10);
+            WorkloadGenerator workload =
+                    new WorkloadGenerator(
+                            emulator.database(),
+                            WorkloadConfig.builder().transactionsPerSecond(300).seed(3).build());
+            workload.start();
+            // Starting the job late makes it race through history: partitions split off long ago
+            // are discovered while the others' heartbeats are far ahead of them.
+            Thread.sleep(5000);
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+            env.setParallelism(2);
+            SpannerChangeStreamSource<ChangeEvent> source =
+                    SpannerChangeStreamSource.<ChangeEvent>builder()
+                            .setProjectId(emulator.projectId())
+                            .setInstanceId(emulator.instanceId())
+                            .setDatabaseId(emulator.databaseId())
+                            .setChangeStream("cs")
+                            .setStartTimestamp(start)
+                            .setEndTimestamp(end)
+                            .setHeartbeatInterval(Duration.ofMillis(100))
+                            .setLowWatermarkCap(cap)
+                            .setEmulatorHost(emulator.hostPort())
+                            .setDeserializer(ChangeEventDeserializer.changeEvents())
+                            .build();
+            try {
+                env.fromSource(source, WatermarkStrategy.noWatermarks(), "spanner")
+                        .rebalance()
+                        .process(new LatenessCheck())
+                        .sinkTo(new DiscardingSink<>());
+                env.execute("no late records, cap " + (cap ? "on" : "off"));
+            } finally {
+                workload.stop();
+            }
+        }
+    }
+
+    /** Counts records whose timestamp is at or below the operator's current watermark. */
+    static final class LatenessCheck extends ProcessFunction<ChangeEvent, ChangeEvent> {
+        @Override
+        public void processElement(ChangeEvent e, Context ctx, Collector<ChangeEvent> out) {
+            long watermark = ctx.timerService().currentWatermark();
+            if (watermark != Long.MIN_VALUE) {
+                WITH_WATERMARK.incrementAndGet();
+            }
+            if (ctx.timestamp() <= watermark) {
+                LATE.incrementAndGet();
+            } else {
+                ON_TIME.incrementAndGet();
+            }
+            out.collect(e);
+        }
+    }
+}
