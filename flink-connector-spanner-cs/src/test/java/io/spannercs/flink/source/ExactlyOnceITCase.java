@@ -8,7 +8,6 @@ import io.spannercs.emulator.changestream.FaultInjector;
 import io.spannercs.emulator.workload.WorkloadConfig;
 import io.spannercs.emulator.workload.WorkloadGenerator;
 import io.spannercs.flink.format.ChangeEvent;
-import io.spannercs.flink.format.ChangeEventDeserializer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -18,7 +17,6 @@ import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.CloseableIterator;
@@ -35,12 +33,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 @org.junit.jupiter.api.Timeout(value = 4, unit = java.util.concurrent.TimeUnit.MINUTES)
 class ExactlyOnceITCase {
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(2)
-                            .build());
+    static final MiniClusterExtension MINI_CLUSTER = EmulatorSources.twoSlotCluster();
 
     private static final String DDL =
             "CREATE TABLE Orders (OrderId INT64 NOT NULL, Customer STRING(MAX), Amount NUMERIC)"
@@ -83,17 +76,7 @@ class ExactlyOnceITCase {
             env.setParallelism(2);
             env.enableCheckpointing(200);
             SpannerChangeStreamSource<ChangeEvent> source =
-                    SpannerChangeStreamSource.<ChangeEvent>builder()
-                            .setProjectId(emulator.projectId())
-                            .setInstanceId(emulator.instanceId())
-                            .setDatabaseId(emulator.databaseId())
-                            .setChangeStream(stream)
-                            .setStartTimestamp(start)
-                            .setEndTimestamp(end)
-                            .setHeartbeatInterval(Duration.ofMillis(100))
-                            .setEmulatorHost(emulator.hostPort())
-                            .setDeserializer(ChangeEventDeserializer.changeEvents())
-                            .build();
+                    EmulatorSources.builder(emulator, stream, start, end).build();
             List<ChangeEvent> events = new ArrayList<>();
             try (CloseableIterator<ChangeEvent> it =
                     env.fromSource(source, WatermarkStrategy.noWatermarks(), "spanner")

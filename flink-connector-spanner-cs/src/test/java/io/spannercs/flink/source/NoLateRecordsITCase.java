@@ -6,12 +6,10 @@ import io.spannercs.emulator.SpannerEmulator;
 import io.spannercs.emulator.workload.WorkloadConfig;
 import io.spannercs.emulator.workload.WorkloadGenerator;
 import io.spannercs.flink.format.ChangeEvent;
-import io.spannercs.flink.format.ChangeEventDeserializer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
@@ -29,12 +27,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @org.junit.jupiter.api.Timeout(value = 4, unit = java.util.concurrent.TimeUnit.MINUTES)
 class NoLateRecordsITCase {
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(2)
-                            .build());
+    static final MiniClusterExtension MINI_CLUSTER = EmulatorSources.twoSlotCluster();
 
     private static final String DDL =
             "CREATE TABLE Orders (OrderId INT64 NOT NULL, Customer STRING(MAX)) PRIMARY KEY"
@@ -84,17 +77,8 @@ class NoLateRecordsITCase {
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
             env.setParallelism(2);
             SpannerChangeStreamSource<ChangeEvent> source =
-                    SpannerChangeStreamSource.<ChangeEvent>builder()
-                            .setProjectId(emulator.projectId())
-                            .setInstanceId(emulator.instanceId())
-                            .setDatabaseId(emulator.databaseId())
-                            .setChangeStream("cs")
-                            .setStartTimestamp(start)
-                            .setEndTimestamp(end)
-                            .setHeartbeatInterval(Duration.ofMillis(100))
+                    EmulatorSources.builder(emulator, "cs", start, end)
                             .setLowWatermarkCap(cap)
-                            .setEmulatorHost(emulator.hostPort())
-                            .setDeserializer(ChangeEventDeserializer.changeEvents())
                             .build();
             try {
                 env.fromSource(source, WatermarkStrategy.noWatermarks(), "spanner")

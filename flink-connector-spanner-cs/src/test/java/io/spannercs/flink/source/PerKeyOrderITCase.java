@@ -9,7 +9,6 @@ import io.spannercs.emulator.SpannerEmulator;
 import io.spannercs.emulator.changestream.ChangeStream;
 import io.spannercs.emulator.changestream.FaultInjector;
 import io.spannercs.flink.format.ChangeEvent;
-import io.spannercs.flink.format.ChangeEventDeserializer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -21,7 +20,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.MapFunction;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -38,12 +36,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @org.junit.jupiter.api.Timeout(value = 4, unit = java.util.concurrent.TimeUnit.MINUTES)
 class PerKeyOrderITCase {
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(2)
-                            .build());
+    static final MiniClusterExtension MINI_CLUSTER = EmulatorSources.twoSlotCluster();
 
     private static final String DDL =
             "CREATE TABLE Hot (K INT64 NOT NULL, V INT64) PRIMARY KEY (K);\n"
@@ -96,17 +89,8 @@ class PerKeyOrderITCase {
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
             env.setParallelism(2);
             SpannerChangeStreamSource<ChangeEvent> source =
-                    SpannerChangeStreamSource.<ChangeEvent>builder()
-                            .setProjectId(emulator.projectId())
-                            .setInstanceId(emulator.instanceId())
-                            .setDatabaseId(emulator.databaseId())
-                            .setChangeStream("hot_cs")
-                            .setStartTimestamp(start)
-                            .setEndTimestamp(end)
-                            .setHeartbeatInterval(Duration.ofMillis(100))
+                    EmulatorSources.builder(emulator, "hot_cs", start, end)
                             .setPerKeyOrdering(perKeyOrdering)
-                            .setEmulatorHost(emulator.hostPort())
-                            .setDeserializer(ChangeEventDeserializer.changeEvents())
                             .build();
             env.fromSource(source, WatermarkStrategy.noWatermarks(), "spanner")
                     .map(new EmissionRecorder())

@@ -1,0 +1,42 @@
+package io.spannercs.flink.source;
+
+import io.spannercs.emulator.SpannerEmulator;
+import io.spannercs.flink.format.ChangeEvent;
+import io.spannercs.flink.format.ChangeEventDeserializer;
+import java.time.Duration;
+import java.time.Instant;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+
+/** What the end-to-end tests share: a two-slot MiniCluster and sources on an emulator. */
+final class EmulatorSources {
+    private EmulatorSources() {}
+
+    /** One TaskManager with two slots, for jobs of parallelism 2. */
+    static MiniClusterExtension twoSlotCluster() {
+        return new MiniClusterExtension(
+                new MiniClusterResourceConfiguration.Builder()
+                        .setNumberTaskManagers(1)
+                        .setNumberSlotsPerTaskManager(2)
+                        .build());
+    }
+
+    /** A builder for the stream over [start, end] on the emulator, with 100 ms heartbeats. */
+    static SpannerChangeStreamSourceBuilder<ChangeEvent> builder(
+            SpannerEmulator emulator, String stream, Instant start, Instant end) {
+        return SpannerChangeStreamSource.<ChangeEvent>builder()
+                .setProjectId(emulator.projectId())
+                .setInstanceId(emulator.instanceId())
+                .setDatabaseId(emulator.databaseId())
+                .setChangeStream(stream)
+                .setStartTimestamp(start)
+                .setEndTimestamp(end)
+                .setHeartbeatInterval(Duration.ofMillis(100))
+                .setEmulatorHost(emulator.hostPort())
+                .setDeserializer(ChangeEventDeserializer.changeEvents());
+    }
+
+    static long micros(Instant i) {
+        return i.getEpochSecond() * 1_000_000L + i.getNano() / 1000;
+    }
+}
