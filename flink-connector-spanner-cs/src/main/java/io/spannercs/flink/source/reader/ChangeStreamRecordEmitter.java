@@ -25,6 +25,7 @@ import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.connector.source.SourceOutput;
 import org.apache.flink.connector.base.source.reader.RecordEmitter;
+import org.apache.flink.metrics.Counter;
 import org.apache.flink.util.Collector;
 
 /**
@@ -41,12 +42,19 @@ public final class ChangeStreamRecordEmitter<T>
     private final ReaderSharedState shared;
     private final ReportOutbox outbox;
     private final ForwardingCollector<T> collector = new ForwardingCollector<>();
+    private final Counter numRecordsIn;
 
+    /**
+     * @param numRecordsIn the reader's {@code numRecordsIn}, which SourceReaderBase bumps once per
+     *     fetched element: corrected here so that it counts row changes only
+     */
     ChangeStreamRecordEmitter(
             ChangeEventDeserializer<T> deserializer,
             SpannerSourceConfig config,
             ReaderSharedState shared,
-            ReportOutbox outbox) {
+            ReportOutbox outbox,
+            Counter numRecordsIn) {
+        this.numRecordsIn = numRecordsIn;
         this.deserializer = deserializer;
         this.config = config;
         this.shared = shared;
@@ -56,6 +64,11 @@ public final class ChangeStreamRecordEmitter<T>
     @Override
     public void emitRecord(FetchedRecord element, SourceOutput<T> output, PartitionSplitState state)
             throws Exception {
+        if (element.isTick() || !(element.record() instanceof DataChangeRecord)) {
+            numRecordsIn.dec();
+        } else {
+            numRecordsIn.inc(((DataChangeRecord) element.record()).mods().size() - 1L);
+        }
         if (!element.isTick()) {
             ChangeRecord r = element.record();
             if (r instanceof DataChangeRecord d) {

@@ -72,7 +72,12 @@ public final class ChangeStreamSourceReader<T>
                                         callbackExecutor,
                                         shared),
                         new Configuration()),
-                new ChangeStreamRecordEmitter<>(deserializer, config, shared, outbox),
+                new ChangeStreamRecordEmitter<>(
+                        deserializer,
+                        config,
+                        shared,
+                        outbox,
+                        context.metricGroup().getIOMetricGroup().getNumRecordsInCounter()),
                 new Configuration(),
                 context);
         this.config = config;
