@@ -121,32 +121,25 @@ class BoundedReadITCase {
     void unknownStreamAndTooOldStartFailTheJobWithSpannersReason() {
         try (SpannerEmulator emulator = SpannerEmulator.builder().ddl(DDL).start()) {
             Instant now = Instant.now();
-            org.assertj.core.api.Assertions.assertThatThrownBy(
-                            () ->
-                                    runToEnd(
-                                            EmulatorSources.builder(emulator, "nope", now, now)
-                                                    .build()))
-                    .satisfies(
-                            e ->
-                                    assertThat(
-                                                    org.apache.flink.util.ExceptionUtils
-                                                            .stringifyException(e))
-                                            .contains("Table-valued function not found: READ_nope")
-                                            .contains("nope"));
-            Instant old = now.minusSeconds(3600);
-            org.assertj.core.api.Assertions.assertThatThrownBy(
-                            () ->
-                                    runToEnd(
-                                            EmulatorSources.builder(emulator, "legacy_cs", old, now)
-                                                    .build()))
-                    .satisfies(
-                            e ->
-                                    assertThat(
-                                                    org.apache.flink.util.ExceptionUtils
-                                                            .stringifyException(e))
-                                            .contains(
-                                                    "Specified start_timestamp is too far in the past"));
+            assertJobFailsWith(
+                    EmulatorSources.builder(emulator, "nope", now, now).build(),
+                    "Table-valued function not found: READ_nope");
+            assertJobFailsWith(
+                    EmulatorSources.builder(emulator, "legacy_cs", now.minusSeconds(3600), now)
+                            .build(),
+                    "Specified start_timestamp is too far in the past");
         }
+    }
+
+    private static void assertJobFailsWith(
+            SpannerChangeStreamSource<ChangeEvent> source, String reason) {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> runToEnd(source))
+                .satisfies(
+                        e ->
+                                assertThat(
+                                                org.apache.flink.util.ExceptionUtils
+                                                        .stringifyException(e))
+                                        .contains(reason));
     }
 
     private static void runToEnd(SpannerChangeStreamSource<ChangeEvent> source) throws Exception {

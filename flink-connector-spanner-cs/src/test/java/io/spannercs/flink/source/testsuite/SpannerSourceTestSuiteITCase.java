@@ -14,8 +14,10 @@ import org.junit.jupiter.api.Timeout;
  * Flink's connector test suite ({@link SourceTestSuiteBase}) for the Spanner change stream source,
  * on the change stream emulator, with exactly-once semantics.
  *
- * <p>See {@link SpannerSourceExternalContext} for how the suite's splits, bounded sources and test
- * records map onto a change stream.
+ * <p>The test cases and their assertions are inherited from {@link SourceTestSuiteBase}: this class
+ * only supplies the environment, the external system and the semantics. See {@link
+ * SpannerSourceExternalContext} for how the suite's splits, bounded sources and test records map
+ * onto a change stream.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class SpannerSourceTestSuiteITCase extends SourceTestSuiteBase<String> {
