@@ -45,10 +45,8 @@ class ExactlyOnceITCase {
     static final AtomicInteger FAILURES_LEFT = new AtomicInteger();
     static final AtomicInteger SEEN = new AtomicInteger();
 
-    // Legacy mode (legacy_cs) loses changes of some partitions after restores in this test; it
-    // is the legacy issue's work to find out why and to add it here.
     @ParameterizedTest
-    @ValueSource(strings = {"mutable_cs"})
+    @ValueSource(strings = {"mutable_cs", "legacy_cs"})
     void outputEqualsGroundTruthAcrossFailures(String stream) throws Exception {
         FAILURES_LEFT.set(3);
         SEEN.set(0);

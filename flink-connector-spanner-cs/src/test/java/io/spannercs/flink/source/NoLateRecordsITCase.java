@@ -15,8 +15,9 @@ import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.Collector;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Event time from heartbeats never makes a record late: under partition churn (new partitions
@@ -33,26 +34,29 @@ class NoLateRecordsITCase {
             "CREATE TABLE Orders (OrderId INT64 NOT NULL, Customer STRING(MAX)) PRIMARY KEY"
                     + " (OrderId);\n"
                     + "CREATE CHANGE STREAM cs FOR ALL OPTIONS (partition_mode ="
-                    + " 'MUTABLE_KEY_RANGE');\n";
+                    + " 'MUTABLE_KEY_RANGE');\n"
+                    + "CREATE CHANGE STREAM legacy_cs FOR ALL;\n";
 
     static final AtomicLong LATE = new AtomicLong();
     static final AtomicLong ON_TIME = new AtomicLong();
     static final AtomicLong WITH_WATERMARK = new AtomicLong();
 
-    @Test
-    void noRecordIsLateUnderChurn() throws Exception {
-        run(true);
+    @ParameterizedTest
+    @ValueSource(strings = {"cs", "legacy_cs"})
+    void noRecordIsLateUnderChurn(String stream) throws Exception {
+        run(stream, true);
         assertThat(WITH_WATERMARK.get()).as("records checked against a watermark").isPositive();
         assertThat(LATE.get()).as("late records").isZero();
     }
 
-    @Test
-    void withoutTheLowWatermarkCapRecordsAreLate() throws Exception {
-        run(false);
+    @ParameterizedTest
+    @ValueSource(strings = {"cs", "legacy_cs"})
+    void withoutTheLowWatermarkCapRecordsAreLate(String stream) throws Exception {
+        run(stream, false);
         assertThat(LATE.get()).as("late records without the cap").isPositive();
     }
 
-    private void run(boolean cap) throws Exception {
+    private void run(String stream, boolean cap) throws Exception {
         LATE.set(0);
         ON_TIME.set(0);
         WITH_WATERMARK.set(0);
@@ -77,7 +81,7 @@ class NoLateRecordsITCase {
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
             env.setParallelism(2);
             SpannerChangeStreamSource<ChangeEvent> source =
-                    EmulatorSources.builder(emulator, "cs", start, end)
+                    EmulatorSources.builder(emulator, stream, start, end)
                             .setLowWatermarkCap(cap)
                             .build();
             try {
@@ -85,7 +89,7 @@ class NoLateRecordsITCase {
                         .rebalance()
                         .process(new LatenessCheck())
                         .sinkTo(new DiscardingSink<>());
-                env.execute("no late records, cap " + (cap ? "on" : "off"));
+                env.execute(stream + " no late records, cap " + (cap ? "on" : "off"));
             } finally {
                 workload.stop();
             }

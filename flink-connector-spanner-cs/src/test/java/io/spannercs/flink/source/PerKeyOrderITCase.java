@@ -7,7 +7,9 @@ import com.google.protobuf.Value;
 import com.google.spanner.v1.Mutation;
 import io.spannercs.emulator.SpannerEmulator;
 import io.spannercs.emulator.changestream.ChangeStream;
+import io.spannercs.emulator.changestream.ChurnOp;
 import io.spannercs.emulator.changestream.FaultInjector;
+import io.spannercs.emulator.schema.PartitionMode;
 import io.spannercs.flink.format.ChangeEvent;
 import java.time.Duration;
 import java.time.Instant;
@@ -23,8 +25,9 @@ import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Per-key order across key-range moves (DESIGN.md section 3, barriers). Hot keys are updated in
@@ -41,24 +44,27 @@ class PerKeyOrderITCase {
     private static final String DDL =
             "CREATE TABLE Hot (K INT64 NOT NULL, V INT64) PRIMARY KEY (K);\n"
                     + "CREATE CHANGE STREAM hot_cs FOR ALL OPTIONS (partition_mode ="
-                    + " 'MUTABLE_KEY_RANGE');\n";
+                    + " 'MUTABLE_KEY_RANGE');\n"
+                    + "CREATE CHANGE STREAM hot_legacy_cs FOR ALL;\n";
 
     /** Emissions seen by the chained recorder: global sequence, key, commit timestamp. */
     static final ConcurrentLinkedQueue<Object[]> EMITTED = new ConcurrentLinkedQueue<>();
 
     static final AtomicLong SEQUENCE = new AtomicLong();
 
-    @Test
-    void barriersKeepEveryKeyInCommitOrder() throws Exception {
-        assertThat(run(true)).as("order violations with barriers").isZero();
+    @ParameterizedTest
+    @ValueSource(strings = {"hot_cs", "hot_legacy_cs"})
+    void barriersKeepEveryKeyInCommitOrder(String stream) throws Exception {
+        assertThat(run(stream, true)).as("order violations with barriers").isZero();
     }
 
-    @Test
-    void withoutBarriersTheSameWorkloadShowsViolations() throws Exception {
-        assertThat(run(false)).as("order violations without barriers").isPositive();
+    @ParameterizedTest
+    @ValueSource(strings = {"hot_cs", "hot_legacy_cs"})
+    void withoutBarriersTheSameWorkloadShowsViolations(String stream) throws Exception {
+        assertThat(run(stream, false)).as("order violations without barriers").isPositive();
     }
 
-    private int run(boolean perKeyOrdering) throws Exception {
+    private int run(String stream, boolean perKeyOrdering) throws Exception {
         EMITTED.clear();
         try (SpannerEmulator emulator =
                 SpannerEmulator.builder()
@@ -68,7 +74,8 @@ class PerKeyOrderITCase {
                         .seed(5)
                         .start()) {
             Instant start = Instant.now();
-            ChangeStream cs = emulator.database().changeStream("hot_cs");
+            ChangeStream cs = emulator.database().changeStream(stream);
+            boolean legacy = cs.def().partitionMode() == PartitionMode.IMMUTABLE_KEY_RANGE;
             Random random = new Random(9);
             long value = 0;
             for (int round = 0; round < 15; round++) {
@@ -76,8 +83,19 @@ class PerKeyOrderITCase {
                     for (int burst = 0; burst < 4; burst++) {
                         emulator.database().commit(List.of(upsert(k, value++)), "");
                     }
-                    if (random.nextBoolean()) {
+                    if (!random.nextBoolean()) {
+                        continue;
+                    }
+                    if (!legacy) {
                         cs.moveKey("Hot", List.of(int64(k)));
+                    } else {
+                        // Legacy keys move through splits and merges; a merged child must wait
+                        // for both parents.
+                        int live = cs.liveTokens().size();
+                        cs.churn(
+                                live <= 2 || (live < 8 && random.nextBoolean())
+                                        ? ChurnOp.SPLIT
+                                        : ChurnOp.MERGE);
                     }
                 }
             }
@@ -89,13 +107,13 @@ class PerKeyOrderITCase {
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
             env.setParallelism(2);
             SpannerChangeStreamSource<ChangeEvent> source =
-                    EmulatorSources.builder(emulator, "hot_cs", start, end)
+                    EmulatorSources.builder(emulator, stream, start, end)
                             .setPerKeyOrdering(perKeyOrdering)
                             .build();
             env.fromSource(source, WatermarkStrategy.noWatermarks(), "spanner")
                     .map(new EmissionRecorder())
                     .sinkTo(new DiscardingSink<>());
-            env.execute("per-key order, barriers " + (perKeyOrdering ? "on" : "off"));
+            env.execute(stream + " per-key order, barriers " + (perKeyOrdering ? "on" : "off"));
 
             long expectedChanges = 15 * 6 * 4;
             assertThat(EMITTED).hasSize((int) expectedChanges);

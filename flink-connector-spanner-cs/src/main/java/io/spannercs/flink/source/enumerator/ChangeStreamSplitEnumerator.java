@@ -6,6 +6,7 @@ import io.spannercs.flink.source.event.LowWatermarkEvent;
 import io.spannercs.flink.source.event.PartitionReport;
 import io.spannercs.flink.source.event.ReaderReportsEvent;
 import io.spannercs.flink.source.event.ReleaseBarrierEvent;
+import io.spannercs.flink.source.event.SplitsResumedEvent;
 import io.spannercs.flink.source.split.PartitionSplit;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -43,7 +44,9 @@ public final class ChangeStreamSplitEnumerator
     private final LongSupplier clockMillis;
     private final PartitionGraph graph;
     private final CheckpointGatedLog<String> acks = new CheckpointGatedLog<>();
-    private final CheckpointGatedLog<ReleaseBarrierEvent> releases = new CheckpointGatedLog<>();
+    // Partitions each reader finished since the last completed checkpoint: a restart of that
+    // reader rolls their end back.
+    private final CheckpointGatedLog<String> recentEnds = new CheckpointGatedLog<>();
     private final EnumeratorMetrics metrics;
     private final BarrierTimeoutMonitor barrierTimeouts;
     private final Set<Integer> signalledNoMoreSplits = new HashSet<>();
@@ -138,35 +141,53 @@ public final class ChangeStreamSplitEnumerator
         // Splits are pushed as they become ready; readers never need to ask.
     }
 
+    /**
+     * Called when a reader restarts from its last completed checkpoint (Flink calls it on every
+     * subtask reset, with the splits assigned since that checkpoint). The reader's restored splits
+     * and these returned ones are now all it owns; whatever it did after the checkpoint was rolled
+     * back, so the graph forgets it (see {@link PartitionGraph#returnSplit} and {@link
+     * PartitionGraph#resume}).
+     */
     @Override
     public void addSplitsBack(List<PartitionSplit> splits, int subtaskId) {
+        graph.readerRestarting(subtaskId, recentEnds.held(subtaskId));
+        recentEnds.discard(subtaskId);
+        // Acknowledgements owed to the failed instance would clear reports its successor makes
+        // again under the same ids.
+        acks.discard(subtaskId);
         List<String> back = new ArrayList<>();
         for (PartitionSplit split : splits) {
-            if (graph.returnSplit(split)) {
+            if (graph.returnSplit(split, clockMillis.getAsLong())) {
                 back.add(split.token());
-            } else {
-                LOG.debug("Dropping returned split {}: its partition has finished", split);
             }
         }
         if (!back.isEmpty()) {
-            LOG.info("Subtask {} gave back partitions {}; assigning them again", subtaskId, back);
+            LOG.info(
+                    "Subtask {} gave back partitions {}; assigning them again from where they"
+                            + " were assigned",
+                    subtaskId,
+                    back);
         }
         afterChange();
     }
 
     @Override
     public void addReader(int subtaskId) {
-        // A registering reader is a new instance; it has not been told anything yet.
+        // A registering reader is a new instance; it has not been told anything yet. Barriers its
+        // restored splits wait at come back with its SplitsResumedEvent.
         signalledNoMoreSplits.remove(subtaskId);
         send(subtaskId, new LowWatermarkEvent(graph.lowWatermarkMicros()));
-        // After a failover of this reader alone, it restarts from the last completed checkpoint,
-        // which may predate releases sent since: without them its partitions would wait forever.
-        releases.held(subtaskId).forEach(r -> send(subtaskId, r));
         afterChange();
     }
 
     @Override
     public void handleSourceEvent(int subtaskId, SourceEvent event) {
+        if (event instanceof SplitsResumedEvent resumed) {
+            long now = clockMillis.getAsLong();
+            resumed.splits().forEach(split -> graph.resume(subtaskId, split, now));
+            afterChange();
+            return;
+        }
         if (!(event instanceof ReaderReportsEvent reports)) {
             LOG.warn("Ignoring unexpected event {} from subtask {}", event, subtaskId);
             return;
@@ -194,6 +215,7 @@ public final class ChangeStreamSplitEnumerator
             onDiscovered(subtask, d);
         } else if (report instanceof PartitionReport.Finished f) {
             if (graph.finish(f.token(), f.endMicros())) {
+                recentEnds.add(subtask, f.token());
                 LOG.info(
                         "Partition {} finished at {}", f.token(), TimeFormat.micros(f.endMicros()));
             }
@@ -262,7 +284,9 @@ public final class ChangeStreamSplitEnumerator
         if (readers.isEmpty()) {
             return;
         }
-        List<PartitionEntry> ready = graph.readyToAssign();
+        // Legacy children wait for all their parents when per-key order is kept: a merged
+        // child must not emit a key's change before the parent it came from emitted earlier ones.
+        List<PartitionEntry> ready = graph.readyToAssign(config.perKeyOrdering());
         if (ready.isEmpty()) {
             return;
         }
@@ -316,9 +340,7 @@ public final class ChangeStreamSplitEnumerator
     }
 
     private void release(int subtask, String token, long micros) {
-        ReleaseBarrierEvent event = new ReleaseBarrierEvent(token, micros);
-        releases.add(subtask, event);
-        send(subtask, event);
+        send(subtask, new ReleaseBarrierEvent(token, micros));
     }
 
     private void send(int subtask, SourceEvent event) {
@@ -330,13 +352,13 @@ public final class ChangeStreamSplitEnumerator
     @Override
     public ChangeStreamEnumeratorState snapshotState(long checkpointId) {
         acks.snapshotTaken(checkpointId);
-        releases.snapshotTaken(checkpointId);
+        recentEnds.snapshotTaken(checkpointId);
         return graph.snapshot();
     }
 
     @Override
     public void notifyCheckpointComplete(long checkpointId) {
-        releases.checkpointCompleted(checkpointId);
+        recentEnds.checkpointCompleted(checkpointId);
         acks.checkpointCompleted(checkpointId)
                 .forEach(
                         (subtask, ids) -> {

@@ -13,8 +13,8 @@ import java.util.TreeMap;
  * Items per subtask, kept until a completed checkpoint covers them. An item added after the
  * snapshot of checkpoint N belongs to the next snapshot, and is covered once that checkpoint (or a
  * later one) completes. Used for report ids (acknowledged when covered: the enumerator's checkpoint
- * then holds their effect) and for barrier releases (replayed to a reader restarted from a
- * checkpoint that may predate them). Not part of the checkpointed state. Duplicates are kept once.
+ * then holds their effect) and for partition ends (which a reader restarted from a checkpoint that
+ * predates them may read again). Not part of the checkpointed state. Duplicates are kept once.
  */
 final class CheckpointGatedLog<T> {
     private Map<Integer, Set<T>> sinceSnapshot = new HashMap<>();
@@ -45,6 +45,12 @@ final class CheckpointGatedLog<T> {
         Map<Integer, List<T>> out = new TreeMap<>();
         merged.forEach((subtask, items) -> out.put(subtask, new ArrayList<>(items)));
         return out;
+    }
+
+    /** Forgets every item of a subtask. */
+    void discard(int subtask) {
+        sinceSnapshot.remove(subtask);
+        inCheckpoint.values().forEach(m -> m.remove(subtask));
     }
 
     /** Every item of a subtask not covered yet, oldest first. */

@@ -99,18 +99,24 @@ public record PartitionEntry(
                 resumeSplit);
     }
 
-    PartitionEntry returned(PartitionSplit split) {
+    /**
+     * The partition as a restarted reader resumes it (or, with {@code reader} {@link #NO_SUBTASK},
+     * as given back to be assigned again from {@code resumeSplit}): unfinished, with the progress
+     * of that position even where this entry knew more, since what was emitted after it has been
+     * rolled back with the reader.
+     */
+    PartitionEntry rewoundTo(long progress, int reader, PartitionSplit resumeSplit) {
         return new PartitionEntry(
                 token,
                 startMicros,
                 parentTokens,
-                PartitionStatus.UNASSIGNED,
-                NO_SUBTASK,
-                endMicros,
-                progressMicros,
-                maxMoveOutMicros,
+                reader == NO_SUBTASK ? PartitionStatus.UNASSIGNED : PartitionStatus.ASSIGNED,
+                reader,
+                NOT_FINISHED,
+                progress,
+                maxMoveOutMicros > progress ? NO_MOVE_OUT : maxMoveOutMicros,
                 discoverer,
-                split);
+                resumeSplit);
     }
 
     PartitionEntry finishedAt(long end) {

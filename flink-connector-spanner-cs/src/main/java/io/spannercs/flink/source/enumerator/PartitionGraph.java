@@ -1,6 +1,7 @@
 package io.spannercs.flink.source.enumerator;
 
 import io.spannercs.flink.source.event.PartitionReport;
+import io.spannercs.flink.source.event.SplitsResumedEvent;
 import io.spannercs.flink.source.split.PartitionSplit;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -60,6 +61,12 @@ final class PartitionGraph {
      * checkpointed subtask could be lost; releases wait until the reader is known.
      */
     private final Set<String> unconfirmedReaders = new HashSet<>();
+
+    /**
+     * Partitions of a restarting reader that has not said yet where they resume: their progress
+     * here may include records that were rolled back, so they reach no barrier meanwhile.
+     */
+    private final Set<String> awaitingResume = new HashSet<>();
 
     private boolean rootQueryDone;
     private long lowWatermarkMicros;
@@ -167,18 +174,116 @@ final class PartitionGraph {
     }
 
     /**
-     * Puts a split a failed reader gave back into the pool, to be assigned from its position.
+     * Puts a split a failed reader gave back into the pool, to be assigned again from its position.
+     * Flink gives back the splits assigned after the reader's last completed checkpoint: whatever
+     * the reader did with them was rolled back with it, so the partition is read again even if it
+     * was reported finished (or pruned) meanwhile.
      *
-     * @return false when the partition has finished or been pruned meanwhile
+     * @return false only for a split that had finished in the reader's own state
      */
-    boolean returnSplit(PartitionSplit split) {
-        PartitionEntry p = partitions.get(split.token());
-        if (p == null || p.finished()) {
+    boolean returnSplit(PartitionSplit split, long nowMillis) {
+        if (split.finished()) {
             return false;
         }
-        partitions.put(p.token(), p.returned(split));
+        PartitionEntry p =
+                knownOrRecreated(split.token(), split.startMicros(), split.parentTokens());
+        partitions.put(
+                p.token(), p.rewoundTo(split.progressMicros(), PartitionEntry.NO_SUBTASK, split));
+        awaitingResume.remove(p.token());
         unconfirmedReaders.remove(p.token());
+        rewindBarrier(
+                p.token(),
+                split.progressMicros(),
+                split.barrierMicros(),
+                split.barrierSources(),
+                PartitionEntry.NO_SUBTASK,
+                nowMillis);
         return true;
+    }
+
+    /**
+     * A reader of {@code subtask} restarts from its last completed checkpoint: until it says where
+     * its partitions resume, what this graph knows of them may be ahead of what stays emitted, so
+     * they count as not having reached any barrier and as not finished for their children. That
+     * holds for the partitions assigned to it and for those it finished since that checkpoint.
+     */
+    void readerRestarting(int subtask, Collection<String> finishedSinceCheckpoint) {
+        for (PartitionEntry p : partitions.values()) {
+            if (p.status() == PartitionStatus.ASSIGNED && p.subtask() == subtask) {
+                awaitingResume.add(p.token());
+            }
+        }
+        awaitingResume.addAll(finishedSinceCheckpoint);
+    }
+
+    /**
+     * A reader of {@code subtask} resumes a partition from the given position: the graph goes back
+     * to it (unfinished, the progress of the position, the barrier the split waits at), since
+     * whatever the partition emitted after it was rolled back. Its reports are sent again and its
+     * records re-read, so nothing learned is lost; children and barriers that depended on the
+     * rolled-back part wait again.
+     */
+    void resume(int subtask, SplitsResumedEvent.ResumedSplit split, long nowMillis) {
+        awaitingResume.remove(split.token());
+        unconfirmedReaders.remove(split.token());
+        if (split.finished()) {
+            // Only its unacknowledged reports remain; they are sent again and applied as usual.
+            return;
+        }
+        PartitionEntry p =
+                knownOrRecreated(split.token(), split.startMicros(), split.parentTokens());
+        if (p.finished() || p.progressMicros() > split.progressMicros()) {
+            LOG.info(
+                    "Partition {} resumes on subtask {} from {}: reading it again from there",
+                    split.token(),
+                    subtask,
+                    TimeFormat.micros(split.progressMicros()));
+        }
+        partitions.put(p.token(), p.rewoundTo(split.progressMicros(), subtask, null));
+        rewindBarrier(
+                p.token(),
+                split.progressMicros(),
+                split.barrierMicros(),
+                split.barrierSources(),
+                subtask,
+                nowMillis);
+    }
+
+    /** The pending barrier of a rewound partition: the one its split waits at, if any. */
+    private void rewindBarrier(
+            String token,
+            long progressMicros,
+            long barrierMicros,
+            List<String> barrierSources,
+            int reporter,
+            long nowMillis) {
+        PendingBarrier pending = barriers.get(token);
+        if (barrierMicros != PartitionSplit.NO_BARRIER) {
+            if (pending != null && pending.micros() == barrierMicros) {
+                pending.reportedAgainBy(reporter);
+            } else {
+                barriers.put(
+                        token,
+                        new PendingBarrier(
+                                new BarrierEntry(token, barrierMicros, barrierSources),
+                                reporter,
+                                nowMillis));
+            }
+        } else if (pending != null && pending.micros() <= progressMicros) {
+            barriers.remove(token);
+        }
+    }
+
+    private PartitionEntry knownOrRecreated(String token, long startMicros, List<String> parents) {
+        PartitionEntry p = partitions.get(token);
+        if (p == null) {
+            prunedEndMicros.remove(token);
+            p =
+                    PartitionEntry.discovered(
+                            new PartitionReport.NewPartition(token, startMicros, parents),
+                            PartitionEntry.NO_SUBTASK);
+        }
+        return p;
     }
 
     /**
@@ -225,11 +330,15 @@ final class PartitionGraph {
         }
     }
 
-    /** Unassigned partitions whose parents have all finished, oldest first. */
-    List<PartitionEntry> readyToAssign() {
+    /**
+     * Unassigned partitions, oldest first; with {@code waitForParents}, only those whose parents
+     * have all finished.
+     */
+    List<PartitionEntry> readyToAssign(boolean waitForParents) {
         List<PartitionEntry> ready = new ArrayList<>();
         for (PartitionEntry p : partitions.values()) {
-            if (p.status() == PartitionStatus.UNASSIGNED && parentsFinished(p)) {
+            if (p.status() == PartitionStatus.UNASSIGNED
+                    && (!waitForParents || parentsFinished(p))) {
                 ready.add(p);
             }
         }
@@ -240,6 +349,9 @@ final class PartitionGraph {
     /** Legacy children start only after all parents ended: that keeps per-key order. */
     private boolean parentsFinished(PartitionEntry child) {
         for (String parent : child.parentTokens()) {
+            if (awaitingResume.contains(parent)) {
+                return false;
+            }
             PartitionEntry p = partitions.get(parent);
             if (p == null && prunedEndMicros.containsKey(parent)) {
                 continue;
@@ -333,6 +445,9 @@ final class PartitionGraph {
     }
 
     private boolean hasReached(String source, long micros) {
+        if (awaitingResume.contains(source)) {
+            return false;
+        }
         PartitionEntry s = partitions.get(source);
         if (s == null) {
             // Pruned means finished; a token never seen may still be discovered and must wait.

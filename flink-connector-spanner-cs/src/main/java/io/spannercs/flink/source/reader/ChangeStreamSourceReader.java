@@ -9,6 +9,7 @@ import io.spannercs.flink.source.event.LowWatermarkEvent;
 import io.spannercs.flink.source.event.PartitionReport;
 import io.spannercs.flink.source.event.ReaderReportsEvent;
 import io.spannercs.flink.source.event.ReleaseBarrierEvent;
+import io.spannercs.flink.source.event.SplitsResumedEvent;
 import io.spannercs.flink.source.split.PartitionSplit;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -134,6 +135,17 @@ public final class ChangeStreamSourceReader<T>
     @Override
     public void addSplits(List<PartitionSplit> splits) {
         super.addSplits(splits);
+        // First of all, tell the enumerator where these partitions resume: after a failover its
+        // view may be ahead of this reader's restored state.
+        List<SplitsResumedEvent.ResumedSplit> resumed = new ArrayList<>(splits.size());
+        for (PartitionSplit split : splits) {
+            PartitionSplitState s = states.get(split.splitId());
+            if (s == null) {
+                s = finishedAwaitingAck.get(split.splitId());
+            }
+            resumed.add(s.resumed());
+        }
+        context.sendSourceEventToCoordinator(new SplitsResumedEvent(resumed));
         // Reports restored with a split were maybe never seen by the enumerator: send them again,
         // and the current progress with them.
         for (PartitionSplit split : splits) {

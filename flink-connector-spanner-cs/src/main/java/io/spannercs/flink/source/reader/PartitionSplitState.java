@@ -1,6 +1,7 @@
 package io.spannercs.flink.source.reader;
 
 import io.spannercs.flink.source.event.PartitionReport;
+import io.spannercs.flink.source.event.SplitsResumedEvent;
 import io.spannercs.flink.source.split.PartitionSplit;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -47,17 +48,9 @@ public final class PartitionSplitState {
         return positionSequence;
     }
 
-    /**
-     * The greatest timestamp up to which this partition has emitted every record: the position, or
-     * one microsecond before it while records at that timestamp may still follow, and below a
-     * pending barrier.
-     */
+    /** See {@link PartitionSplit#progressOf}. */
     long progressMicros() {
-        long p = positionSequence == null ? positionMicros : positionMicros - 1;
-        if (barrierMicros != PartitionSplit.NO_BARRIER) {
-            p = Math.min(p, barrierMicros - 1);
-        }
-        return p;
+        return PartitionSplit.progressOf(positionMicros, positionSequence, barrierMicros);
     }
 
     void block(long micros, List<String> sources) {
@@ -105,6 +98,18 @@ public final class PartitionSplitState {
 
     void setLastWatermarkMillis(long millis) {
         lastWatermarkMillis = millis;
+    }
+
+    /** Where this partition resumes, for the enumerator. */
+    SplitsResumedEvent.ResumedSplit resumed() {
+        return new SplitsResumedEvent.ResumedSplit(
+                initial.token(),
+                initial.startMicros(),
+                initial.parentTokens(),
+                progressMicros(),
+                barrierMicros,
+                barrierSources,
+                finished);
     }
 
     public PartitionSplit toSplit() {

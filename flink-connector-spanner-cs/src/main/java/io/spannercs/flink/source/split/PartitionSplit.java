@@ -105,6 +105,22 @@ public final class PartitionSplit implements SourceSplit {
         return barrierMicros;
     }
 
+    /** The greatest timestamp up to which this split has emitted every record. */
+    public long progressMicros() {
+        return progressOf(positionMicros, positionSequence, barrierMicros);
+    }
+
+    /**
+     * The greatest timestamp up to which every record has been emitted: the position, or one
+     * microsecond before it while records at that timestamp may still follow, and below a pending
+     * barrier.
+     */
+    public static long progressOf(
+            long positionMicros, String positionSequence, long barrierMicros) {
+        long p = positionSequence == null ? positionMicros : positionMicros - 1;
+        return barrierMicros == NO_BARRIER ? p : Math.min(p, barrierMicros - 1);
+    }
+
     public List<String> barrierSources() {
         return barrierSources;
     }

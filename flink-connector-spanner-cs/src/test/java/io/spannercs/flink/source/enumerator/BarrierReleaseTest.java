@@ -10,6 +10,8 @@ import io.spannercs.flink.source.event.PartitionReport.Discovered;
 import io.spannercs.flink.source.event.PartitionReport.Finished;
 import io.spannercs.flink.source.event.PartitionReport.MovedOut;
 import io.spannercs.flink.source.event.ReleaseBarrierEvent;
+import io.spannercs.flink.source.event.SplitsResumedEvent.ResumedSplit;
+import io.spannercs.flink.source.split.PartitionSplit;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -179,25 +181,33 @@ class BarrierReleaseTest {
     }
 
     @Test
-    void repeatsReleasesToAReaderRestartedFromACheckpointThatPredatesThem() throws Exception {
+    void releasesAgainToAReaderRestartedFromACheckpointThatPredatesTheRelease() throws Exception {
         int rb = owner.get("b");
         blockBAtT();
-        h.enumerator.snapshotState(1); // the barrier is pending in checkpoint 1
-        h.enumerator.notifyCheckpointComplete(1);
         progress(Map.of("a", T, "c", T, "d", T));
         assertThat(releases()).hasSize(1);
 
-        // The reader fails alone and restarts from checkpoint 1, still blocked.
+        // The reader fails alone and restarts from a checkpoint in which b still waits at T.
         h.context.unregisterReader(rb);
+        h.enumerator.addSplitsBack(List.of(), rb);
         h.addReaders(rb);
-        assertThat(releases()).hasSize(2).allMatch(new ReleaseBarrierEvent("b", T)::equals);
+        String other =
+                owner.entrySet().stream()
+                        .filter(e -> e.getValue() == rb && !e.getKey().equals("b"))
+                        .map(Map.Entry::getKey)
+                        .findFirst()
+                        .orElseThrow();
+        h.resume(
+                rb,
+                resumedAt("b", T - 1, T, List.of("a", "c", "d")),
+                resumedAt(other, T, PartitionSplit.NO_BARRIER, List.of()));
 
-        // Once a checkpoint taken after the release completes, the reader's state has it.
-        h.enumerator.snapshotState(2);
-        h.enumerator.notifyCheckpointComplete(2);
-        h.context.unregisterReader(rb);
-        h.addReaders(rb);
-        assertThat(releases()).hasSize(2);
+        assertThat(releases()).hasSize(2).allMatch(new ReleaseBarrierEvent("b", T)::equals);
+    }
+
+    private static ResumedSplit resumedAt(
+            String token, long progress, long barrier, List<String> sources) {
+        return new ResumedSplit(token, START, List.of(), progress, barrier, sources, false);
     }
 
     @Test

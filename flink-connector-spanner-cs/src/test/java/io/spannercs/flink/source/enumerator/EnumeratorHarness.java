@@ -4,6 +4,7 @@ import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.event.PartitionReport;
 import io.spannercs.flink.source.event.PartitionReport.NewPartition;
 import io.spannercs.flink.source.event.ReaderReportsEvent;
+import io.spannercs.flink.source.event.SplitsResumedEvent;
 import io.spannercs.flink.source.split.PartitionSplit;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -121,6 +122,11 @@ final class EnumeratorHarness implements AutoCloseable {
 
     void report(int subtask, Map<String, Long> progress, PartitionReport... reports) {
         enumerator.handleSourceEvent(subtask, new ReaderReportsEvent(List.of(reports), progress));
+    }
+
+    /** A reader's {@link SplitsResumedEvent}: where its (restored or assigned) splits resume. */
+    void resume(int subtask, SplitsResumedEvent.ResumedSplit... splits) {
+        enumerator.handleSourceEvent(subtask, new SplitsResumedEvent(List.of(splits)));
     }
 
     void progress(int subtask, String token, long micros) {
