@@ -5,6 +5,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.spannercs.emulator.changestream.ChangeStream;
 import io.spannercs.emulator.changestream.ChurnOp;
 import io.spannercs.emulator.changestream.FaultInjector;
+import io.spannercs.emulator.grpc.DatabaseAdminService;
 import io.spannercs.emulator.grpc.InstanceAdminService;
 import io.spannercs.emulator.grpc.SpannerService;
 import io.spannercs.emulator.schema.DdlParser;
@@ -65,10 +66,12 @@ public final class SpannerEmulator implements AutoCloseable {
                         config.threads, daemonThreads("spanner-cs-emulator"));
         SpannerService spanner = new SpannerService(databases::get, scheduler, faults);
         InstanceAdminService instanceAdmin = new InstanceAdminService(this::instanceNames);
+        DatabaseAdminService databaseAdmin = new DatabaseAdminService(databases::values);
         this.server =
                 NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", config.port))
                         .addService(spanner)
                         .addService(instanceAdmin)
+                        .addService(databaseAdmin)
                         .maxInboundMessageSize(64 * 1024 * 1024)
                         .build()
                         .start();
