@@ -3,6 +3,7 @@ package io.spannercs.emulator;
 import com.google.spanner.v1.Mutation;
 import io.spannercs.emulator.changestream.ChangeStream;
 import io.spannercs.emulator.schema.ChangeStreamDef;
+import io.spannercs.emulator.schema.Dialect;
 import io.spannercs.emulator.schema.Schema;
 import io.spannercs.emulator.storage.CommittedTransaction;
 import io.spannercs.emulator.storage.Database;
@@ -38,6 +39,11 @@ public final class EmulatedDatabase {
 
     public Schema schema() {
         return database.schema();
+    }
+
+    /** The database's dialect, from its schema. */
+    public Dialect dialect() {
+        return database.schema().dialect();
     }
 
     /** The change stream, or null if the schema has none of that name. */

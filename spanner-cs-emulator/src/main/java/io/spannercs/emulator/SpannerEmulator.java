@@ -5,9 +5,11 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.spannercs.emulator.changestream.ChangeStream;
 import io.spannercs.emulator.changestream.ChurnOp;
 import io.spannercs.emulator.changestream.FaultInjector;
+import io.spannercs.emulator.grpc.DatabaseAdminService;
 import io.spannercs.emulator.grpc.InstanceAdminService;
 import io.spannercs.emulator.grpc.SpannerService;
 import io.spannercs.emulator.schema.DdlParser;
+import io.spannercs.emulator.schema.Dialect;
 import io.spannercs.emulator.schema.Schema;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -54,7 +56,7 @@ public final class SpannerEmulator implements AutoCloseable {
         EmulatedDatabase db =
                 new EmulatedDatabase(
                         databaseName(config.projectId, config.instanceId, config.databaseId),
-                        DdlParser.parse(config.ddl),
+                        DdlParser.parse(config.ddl, config.dialect),
                         config.initialPartitions,
                         config.maxPartitions,
                         config.seed);
@@ -64,10 +66,12 @@ public final class SpannerEmulator implements AutoCloseable {
                         config.threads, daemonThreads("spanner-cs-emulator"));
         SpannerService spanner = new SpannerService(databases::get, scheduler, faults);
         InstanceAdminService instanceAdmin = new InstanceAdminService(this::instanceNames);
+        DatabaseAdminService databaseAdmin = new DatabaseAdminService(databases::values);
         this.server =
                 NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", config.port))
                         .addService(spanner)
                         .addService(instanceAdmin)
+                        .addService(databaseAdmin)
                         .maxInboundMessageSize(64 * 1024 * 1024)
                         .build()
                         .start();
@@ -144,6 +148,11 @@ public final class SpannerEmulator implements AutoCloseable {
         return config.databaseId;
     }
 
+    /** The dialect of the database. */
+    public Dialect dialect() {
+        return config.dialect;
+    }
+
     /** The database given to the builder. */
     public EmulatedDatabase database() {
         return databases.get(databaseName(config.projectId, config.instanceId, config.databaseId));
@@ -179,6 +188,7 @@ public final class SpannerEmulator implements AutoCloseable {
         private String instanceId = "emulator-instance";
         private String databaseId = "emulator-db";
         private String ddl;
+        private Dialect dialect = Dialect.GOOGLE_STANDARD_SQL;
         private int initialPartitions = 2;
         private int maxPartitions = 8;
         private long seed = 42;
@@ -211,6 +221,17 @@ public final class SpannerEmulator implements AutoCloseable {
         /** The schema: CREATE TABLE and CREATE CHANGE STREAM statements. */
         public Builder ddl(String ddl) {
             this.ddl = Objects.requireNonNull(ddl);
+            return this;
+        }
+
+        /**
+         * The database's dialect (default {@link Dialect#GOOGLE_STANDARD_SQL}). With {@link
+         * Dialect#POSTGRESQL} the DDL is PostgreSQL DDL, queries use {@code $1} parameters, and
+         * change streams are read with {@code spanner.read_json_<stream>} (legacy partition mode)
+         * or {@code spanner.read_proto_bytes_<stream>} ({@code MUTABLE_KEY_RANGE}).
+         */
+        public Builder dialect(Dialect dialect) {
+            this.dialect = Objects.requireNonNull(dialect);
             return this;
         }
 
@@ -271,7 +292,7 @@ public final class SpannerEmulator implements AutoCloseable {
         }
 
         Schema parsedSchema() {
-            return DdlParser.parse(ddl);
+            return DdlParser.parse(ddl, dialect);
         }
     }
 }

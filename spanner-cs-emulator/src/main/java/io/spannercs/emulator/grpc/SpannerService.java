@@ -33,6 +33,7 @@ import io.spannercs.emulator.EmulatedDatabase;
 import io.spannercs.emulator.changestream.ChangeStreamQuery;
 import io.spannercs.emulator.changestream.FaultInjector;
 import io.spannercs.emulator.schema.ColumnDef;
+import io.spannercs.emulator.schema.Dialect;
 import io.spannercs.emulator.schema.TableDef;
 import io.spannercs.emulator.sql.InformationSchema;
 import io.spannercs.emulator.sql.SqlParser;
@@ -239,7 +240,7 @@ public final class SpannerService extends SpannerGrpc.SpannerImplBase {
                 observer,
                 () -> {
                     Sessions.SessionState session = sessions.get(request.getSession());
-                    SqlStatement statement = parse(request.getSql());
+                    SqlStatement statement = parse(request.getSql(), session.database().dialect());
                     if (statement instanceof SqlStatement.ChangeStreamRead) {
                         throw Status.INVALID_ARGUMENT
                                 .withDescription(
@@ -263,7 +264,7 @@ public final class SpannerService extends SpannerGrpc.SpannerImplBase {
                 (ServerCallStreamObserver<PartialResultSet>) observer;
         try {
             Sessions.SessionState session = sessions.get(request.getSession());
-            SqlStatement statement = parse(request.getSql());
+            SqlStatement statement = parse(request.getSql(), session.database().dialect());
             if (statement instanceof SqlStatement.ChangeStreamRead read) {
                 requireSingleUseStrong(request.getTransaction());
                 ChangeStreamQuery query =
@@ -287,9 +288,9 @@ public final class SpannerService extends SpannerGrpc.SpannerImplBase {
         }
     }
 
-    private static SqlStatement parse(String sql) {
+    private static SqlStatement parse(String sql, Dialect dialect) {
         try {
-            return SqlParser.parse(sql);
+            return SqlParser.parse(sql, dialect);
         } catch (io.spannercs.emulator.sql.CombinedChangeStreamQueryException e) {
             throw Status.UNIMPLEMENTED.withDescription(e.getMessage()).asRuntimeException();
         } catch (IllegalArgumentException e) {
@@ -344,22 +345,35 @@ public final class SpannerService extends SpannerGrpc.SpannerImplBase {
                 SqlStatement.Select select = (SqlStatement.Select) statement;
                 Map<String, Value> equalities = new LinkedHashMap<>();
                 select.equalities().forEach((k, v) -> equalities.put(k, Params.bind(v, request)));
+                Map<String, List<Value>> memberships = new LinkedHashMap<>();
+                select.memberships()
+                        .forEach(
+                                (k, list) -> {
+                                    List<Value> values = new ArrayList<>();
+                                    list.forEach(v -> values.add(Params.bind(v, request)));
+                                    memberships.put(k, values);
+                                });
                 VirtualTable source;
                 if (select.schemaName().equalsIgnoreCase("information_schema")) {
                     source = InformationSchema.view(db.schema(), select.table());
-                } else if (!select.schemaName().isEmpty()) {
+                } else if (!select.schemaName().isEmpty() && !isPgPublic(db, select)) {
                     throw new IllegalArgumentException(
                             "Table not found: " + select.schemaName() + "." + select.table());
                 } else {
                     source = tableAt(db, select.table(), readMicros);
                 }
-                table = source.select(select.table(), select.columns(), equalities);
+                table = source.select(select.table(), select.columns(), equalities, memberships);
             }
         } catch (IllegalArgumentException e) {
             throw Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException();
         }
         metadata.setRowType(StructType.newBuilder().addAllFields(table.columns()));
         return new QueryResult(metadata.build(), table);
+    }
+
+    /** PostgreSQL's default schema {@code public} holds the user tables. */
+    private static boolean isPgPublic(EmulatedDatabase db, SqlStatement.Select select) {
+        return db.dialect() == Dialect.POSTGRESQL && select.schemaName().equals("public");
     }
 
     private static VirtualTable tableAt(EmulatedDatabase db, String name, long readMicros) {

@@ -7,14 +7,29 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
-/** The tables and change streams of one database, as built from DDL. */
+/**
+ * The tables and change streams of one database, as built from DDL, and the database's dialect.
+ * Names are looked up ignoring case in both dialects (PostgreSQL DDL has folded unquoted names to
+ * lower case already).
+ */
 public final class Schema {
     private final Map<String, TableDef> tables = new LinkedHashMap<>();
     private final Map<String, ChangeStreamDef> changeStreams = new LinkedHashMap<>();
+    private final Dialect dialect;
 
+    /** A GoogleSQL schema. */
     public Schema(Collection<TableDef> tables, Collection<ChangeStreamDef> changeStreams) {
+        this(tables, changeStreams, Dialect.GOOGLE_STANDARD_SQL);
+    }
+
+    public Schema(
+            Collection<TableDef> tables,
+            Collection<ChangeStreamDef> changeStreams,
+            Dialect dialect) {
+        this.dialect = Objects.requireNonNull(dialect);
         for (TableDef t : tables) {
             if (this.tables.put(key(t.name()), t) != null) {
                 throw new IllegalArgumentException("Duplicate name in schema: " + t.name());
@@ -54,6 +69,10 @@ public final class Schema {
                 throw new IllegalArgumentException("Duplicate change stream " + cs.name());
             }
         }
+    }
+
+    public Dialect dialect() {
+        return dialect;
     }
 
     private static String key(String name) {

@@ -35,6 +35,9 @@ public final class SpannerTypes {
 
     /** The type as DDL writes it, e.g. {@code ARRAY<STRING(MAX)>}. */
     public static String toDdl(Type type) {
+        if (PgTypes.isPg(type)) {
+            return PgTypes.name(type);
+        }
         switch (type.getCode()) {
             case ARRAY:
                 return "ARRAY<" + toDdl(type.getArrayElementType()) + ">";
@@ -119,7 +122,10 @@ public final class SpannerTypes {
                 if (!v.hasStringValue()) {
                     throw invalid(type, v);
                 }
-                return str(JsonNormalizer.normalize(v.getStringValue()));
+                return str(
+                        PgTypes.isPg(type)
+                                ? Jsonb.normalize(v.getStringValue())
+                                : JsonNormalizer.normalize(v.getStringValue()));
             case BYTES:
                 if (!v.hasStringValue()) {
                     throw invalid(type, v);
@@ -132,6 +138,15 @@ public final class SpannerTypes {
                 return v;
             case NUMERIC:
                 {
+                    if (PgTypes.isPg(type)) {
+                        if (v.hasNumberValue() && Double.isNaN(v.getNumberValue())) {
+                            return str(PgNumeric.NAN);
+                        }
+                        if (v.hasNumberValue() && Double.isInfinite(v.getNumberValue())) {
+                            throw invalid(type, v);
+                        }
+                        return str(PgNumeric.canonicalize(stringOrNumber(type, v)));
+                    }
                     String s = stringOrNumber(type, v);
                     try {
                         BigDecimal stripped = new BigDecimal(s).stripTrailingZeros();
@@ -251,8 +266,7 @@ public final class SpannerTypes {
             case BOOL:
                 return Boolean.compare(a.getBoolValue(), b.getBoolValue());
             case NUMERIC:
-                return new BigDecimal(a.getStringValue())
-                        .compareTo(new BigDecimal(b.getStringValue()));
+                return PgNumeric.compare(a.getStringValue(), b.getStringValue());
             case TIMESTAMP:
                 return Instant.parse(a.getStringValue())
                         .compareTo(Instant.parse(b.getStringValue()));

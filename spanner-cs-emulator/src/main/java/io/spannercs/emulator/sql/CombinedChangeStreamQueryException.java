@@ -2,11 +2,15 @@ package io.spannercs.emulator.sql;
 
 /** A change stream TVF combined with other SQL, which Spanner answers with UNIMPLEMENTED. */
 public final class CombinedChangeStreamQueryException extends IllegalArgumentException {
-    public CombinedChangeStreamQueryException(String streamName) {
+    /**
+     * @param readSyntax how the stream should be read, e.g. {@code SELECT ChangeRecord FROM
+     *     READ_s(<args>)}
+     */
+    public CombinedChangeStreamQueryException(String readSyntax) {
         super(
                 "Change stream TVF must not be combined with any other SQL statements. Change"
-                        + " stream records should be read using `SELECT ChangeRecord FROM READ_"
-                        + streamName
-                        + "(<args>)`.");
+                        + " stream records should be read using `"
+                        + readSyntax
+                        + "`.");
     }
 }

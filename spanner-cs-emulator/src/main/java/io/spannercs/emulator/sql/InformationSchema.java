@@ -8,6 +8,8 @@ import com.google.spanner.v1.Type;
 import com.google.spanner.v1.TypeCode;
 import io.spannercs.emulator.schema.ChangeStreamDef;
 import io.spannercs.emulator.schema.ColumnDef;
+import io.spannercs.emulator.schema.Dialect;
+import io.spannercs.emulator.schema.PgTypes;
 import io.spannercs.emulator.schema.Schema;
 import io.spannercs.emulator.schema.SpannerTypes;
 import io.spannercs.emulator.schema.TableDef;
@@ -16,43 +18,89 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/** The {@code information_schema} views the emulator answers, built from the schema. */
+/**
+ * The {@code information_schema} views the emulator answers, built from the schema. In a PostgreSQL
+ * database the column names are lower case, user objects are in schema {@code public} (GoogleSQL's
+ * is the empty string), and types are spelled the PostgreSQL way.
+ */
 public final class InformationSchema {
     private static final Type STRING = SpannerTypes.of(TypeCode.STRING);
     private static final Type BOOL = SpannerTypes.of(TypeCode.BOOL);
     private static final Type INT64 = SpannerTypes.of(TypeCode.INT64);
     private static final Value EMPTY = SpannerTypes.str("");
+    private static final String PG_SCHEMA = "public";
 
-    private InformationSchema() {}
+    private final Schema schema;
+    private final boolean postgres;
+
+    private InformationSchema(Schema schema) {
+        this.schema = schema;
+        this.postgres = schema.dialect() == Dialect.POSTGRESQL;
+    }
 
     /**
      * @throws IllegalArgumentException for a view the emulator does not have
      */
     public static VirtualTable view(Schema schema, String name) {
+        InformationSchema is = new InformationSchema(schema);
+        VirtualTable view;
         switch (name.toLowerCase(Locale.ROOT)) {
             case "change_streams":
-                return changeStreams(schema);
+                view = is.changeStreams();
+                break;
             case "change_stream_options":
-                return changeStreamOptions(schema);
+                view = is.changeStreamOptions();
+                break;
             case "change_stream_tables":
-                return changeStreamTables(schema);
+                view = is.changeStreamTables();
+                break;
             case "change_stream_columns":
-                return changeStreamColumns(schema);
+                view = is.changeStreamColumns();
+                break;
             case "tables":
-                return tables(schema);
+                view = is.tables();
+                break;
             case "columns":
-                return columns(schema);
+                view = is.columns();
+                break;
             case "index_columns":
-                return indexColumns(schema);
+                view = is.indexColumns();
+                break;
+            case "database_options":
+                view = is.databaseOptions();
+                break;
             default:
                 throw new IllegalArgumentException(
                         "Table not found: information_schema."
                                 + name
                                 + " (not served by the emulator)");
         }
+        return is.postgres ? lowerCaseColumns(view) : view;
     }
 
-    private static List<StructType.Field> streamColumns(String... more) {
+    /** PostgreSQL's information_schema names its columns in lower case. */
+    private static VirtualTable lowerCaseColumns(VirtualTable view) {
+        List<StructType.Field> fields = new ArrayList<>();
+        for (StructType.Field f : view.columns()) {
+            fields.add(f.toBuilder().setName(f.getName().toLowerCase(Locale.ROOT)).build());
+        }
+        return new VirtualTable(fields, view.rows());
+    }
+
+    /** The schema of user objects: {@code ''} in GoogleSQL, {@code public} in PostgreSQL. */
+    private Value userSchema() {
+        return postgres ? SpannerTypes.str(PG_SCHEMA) : EMPTY;
+    }
+
+    private String typeName(Type type) {
+        return postgres ? PgTypes.name(type) : SpannerTypes.toSpannerTypeName(type);
+    }
+
+    private static Value bool(boolean b) {
+        return Value.newBuilder().setBoolValue(b).build();
+    }
+
+    private static List<StructType.Field> streamColumns() {
         List<StructType.Field> f = new ArrayList<>();
         f.add(field("CHANGE_STREAM_CATALOG", STRING));
         f.add(field("CHANGE_STREAM_SCHEMA", STRING));
@@ -60,27 +108,27 @@ public final class InformationSchema {
         return f;
     }
 
-    private static List<Value> streamRow(ChangeStreamDef cs) {
+    private List<Value> streamRow(ChangeStreamDef cs) {
         List<Value> r = new ArrayList<>();
         r.add(EMPTY);
-        r.add(EMPTY);
+        r.add(userSchema());
         r.add(SpannerTypes.str(cs.name()));
         return r;
     }
 
-    private static VirtualTable changeStreams(Schema schema) {
+    private VirtualTable changeStreams() {
         List<StructType.Field> cols = streamColumns();
         cols.add(field("ALL", BOOL));
         List<List<Value>> rows = new ArrayList<>();
         for (ChangeStreamDef cs : schema.changeStreams()) {
             List<Value> r = streamRow(cs);
-            r.add(Value.newBuilder().setBoolValue(cs.forAll()).build());
+            r.add(bool(cs.forAll()));
             rows.add(r);
         }
         return new VirtualTable(cols, rows);
     }
 
-    private static VirtualTable changeStreamOptions(Schema schema) {
+    private VirtualTable changeStreamOptions() {
         List<StructType.Field> cols = streamColumns();
         cols.add(field("OPTION_NAME", STRING));
         cols.add(field("OPTION_TYPE", STRING));
@@ -89,14 +137,10 @@ public final class InformationSchema {
         for (ChangeStreamDef cs : schema.changeStreams()) {
             // Spanner lists only the options set explicitly.
             for (Map.Entry<String, String> o : cs.explicitOptions().entrySet()) {
+                boolean isBool = o.getKey().startsWith("exclude_");
                 List<Value> r = streamRow(cs);
                 r.add(SpannerTypes.str(o.getKey()));
-                r.add(
-                        SpannerTypes.str(
-                                o.getKey().equals("exclude_ttl_deletes")
-                                                || o.getKey().startsWith("exclude_")
-                                        ? "BOOL"
-                                        : "STRING"));
+                r.add(SpannerTypes.str(optionType(isBool)));
                 r.add(SpannerTypes.str(o.getValue()));
                 rows.add(r);
             }
@@ -104,7 +148,14 @@ public final class InformationSchema {
         return new VirtualTable(cols, rows);
     }
 
-    private static VirtualTable changeStreamTables(Schema schema) {
+    private String optionType(boolean isBool) {
+        if (postgres) {
+            return isBool ? "boolean" : "character varying";
+        }
+        return isBool ? "BOOL" : "STRING";
+    }
+
+    private VirtualTable changeStreamTables() {
         List<StructType.Field> cols = streamColumns();
         cols.add(field("TABLE_CATALOG", STRING));
         cols.add(field("TABLE_SCHEMA", STRING));
@@ -117,22 +168,19 @@ public final class InformationSchema {
                 if (cs.forAll() || !cs.watchesTable(t.name())) {
                     continue;
                 }
-                boolean all =
-                        cs.forAll()
-                                || t.columns().stream()
-                                        .allMatch(c -> cs.watchesColumn(t.name(), c));
+                boolean all = t.columns().stream().allMatch(c -> cs.watchesColumn(t.name(), c));
                 List<Value> r = streamRow(cs);
                 r.add(EMPTY);
-                r.add(EMPTY);
+                r.add(userSchema());
                 r.add(SpannerTypes.str(t.name()));
-                r.add(Value.newBuilder().setBoolValue(all).build());
+                r.add(bool(all));
                 rows.add(r);
             }
         }
         return new VirtualTable(cols, rows);
     }
 
-    private static VirtualTable changeStreamColumns(Schema schema) {
+    private VirtualTable changeStreamColumns() {
         List<StructType.Field> cols = streamColumns();
         cols.add(field("TABLE_CATALOG", STRING));
         cols.add(field("TABLE_SCHEMA", STRING));
@@ -148,7 +196,7 @@ public final class InformationSchema {
                     }
                     List<Value> r = streamRow(cs);
                     r.add(EMPTY);
-                    r.add(EMPTY);
+                    r.add(userSchema());
                     r.add(SpannerTypes.str(t.name()));
                     r.add(SpannerTypes.str(c.name()));
                     rows.add(r);
@@ -167,7 +215,7 @@ public final class InformationSchema {
         return false;
     }
 
-    private static VirtualTable tables(Schema schema) {
+    private VirtualTable tables() {
         List<StructType.Field> cols = new ArrayList<>();
         cols.add(field("TABLE_CATALOG", STRING));
         cols.add(field("TABLE_SCHEMA", STRING));
@@ -178,14 +226,14 @@ public final class InformationSchema {
             rows.add(
                     List.of(
                             EMPTY,
-                            EMPTY,
+                            userSchema(),
                             SpannerTypes.str(t.name()),
                             SpannerTypes.str("BASE TABLE")));
         }
         return new VirtualTable(cols, rows);
     }
 
-    private static VirtualTable columns(Schema schema) {
+    private VirtualTable columns() {
         List<StructType.Field> cols = new ArrayList<>();
         cols.add(field("TABLE_CATALOG", STRING));
         cols.add(field("TABLE_SCHEMA", STRING));
@@ -193,25 +241,31 @@ public final class InformationSchema {
         cols.add(field("COLUMN_NAME", STRING));
         cols.add(field("ORDINAL_POSITION", INT64));
         cols.add(field("IS_NULLABLE", STRING));
+        if (postgres) {
+            cols.add(field("DATA_TYPE", STRING));
+        }
         cols.add(field("SPANNER_TYPE", STRING));
         List<List<Value>> rows = new ArrayList<>();
         for (TableDef t : schema.tables()) {
             for (ColumnDef c : t.columns()) {
-                rows.add(
-                        List.of(
-                                EMPTY,
-                                EMPTY,
-                                SpannerTypes.str(t.name()),
-                                SpannerTypes.str(c.name()),
-                                SpannerTypes.str(Integer.toString(c.ordinalPosition())),
-                                SpannerTypes.str(c.notNull() ? "NO" : "YES"),
-                                SpannerTypes.str(SpannerTypes.toSpannerTypeName(c.type()))));
+                List<Value> r = new ArrayList<>();
+                r.add(EMPTY);
+                r.add(userSchema());
+                r.add(SpannerTypes.str(t.name()));
+                r.add(SpannerTypes.str(c.name()));
+                r.add(SpannerTypes.str(Integer.toString(c.ordinalPosition())));
+                r.add(SpannerTypes.str(c.notNull() ? "NO" : "YES"));
+                if (postgres) {
+                    r.add(SpannerTypes.str(PgTypes.dataType(c.type())));
+                }
+                r.add(SpannerTypes.str(typeName(c.type())));
+                rows.add(r);
             }
         }
         return new VirtualTable(cols, rows);
     }
 
-    private static VirtualTable indexColumns(Schema schema) {
+    private VirtualTable indexColumns() {
         List<StructType.Field> cols = new ArrayList<>();
         cols.add(field("TABLE_CATALOG", STRING));
         cols.add(field("TABLE_SCHEMA", STRING));
@@ -226,13 +280,35 @@ public final class InformationSchema {
                 rows.add(
                         List.of(
                                 EMPTY,
-                                EMPTY,
+                                userSchema(),
                                 SpannerTypes.str(t.name()),
                                 SpannerTypes.str("PRIMARY_KEY"),
                                 SpannerTypes.str(c.name()),
                                 SpannerTypes.str(Integer.toString(i++))));
             }
         }
+        return new VirtualTable(cols, rows);
+    }
+
+    /**
+     * The database's options. Only {@code database_dialect} is listed: it is what the official
+     * client's {@code DatabaseClient.getDialect()} asks for.
+     */
+    private VirtualTable databaseOptions() {
+        List<StructType.Field> cols = new ArrayList<>();
+        cols.add(field("CATALOG_NAME", STRING));
+        cols.add(field("SCHEMA_NAME", STRING));
+        cols.add(field("OPTION_NAME", STRING));
+        cols.add(field("OPTION_TYPE", STRING));
+        cols.add(field("OPTION_VALUE", STRING));
+        List<List<Value>> rows = new ArrayList<>();
+        rows.add(
+                List.of(
+                        EMPTY,
+                        userSchema(),
+                        SpannerTypes.str("database_dialect"),
+                        SpannerTypes.str(optionType(false)),
+                        SpannerTypes.str(schema.dialect().name())));
         return new VirtualTable(cols, rows);
     }
 }

@@ -22,6 +22,20 @@ public record VirtualTable(List<StructType.Field> columns, List<List<Value>> row
      */
     public VirtualTable select(
             String tableName, List<String> names, Map<String, Value> equalities) {
+        return select(tableName, names, equalities, Map.of());
+    }
+
+    /**
+     * Projects columns ({@code *} for all) and keeps rows whose columns equal the given values and
+     * whose columns are among the given lists of values ({@code IN}).
+     *
+     * @throws IllegalArgumentException naming an unknown column
+     */
+    public VirtualTable select(
+            String tableName,
+            List<String> names,
+            Map<String, Value> equalities,
+            Map<String, List<Value>> memberships) {
         List<Integer> indexes = new ArrayList<>();
         if (names.size() == 1 && names.get(0).equals("*")) {
             for (int i = 0; i < columns.size(); i++) {
@@ -32,10 +46,15 @@ public record VirtualTable(List<StructType.Field> columns, List<List<Value>> row
                 indexes.add(indexOf(tableName, n));
             }
         }
-        List<int[]> filters = new ArrayList<>();
-        List<Value> filterValues = new ArrayList<>();
+        // Each filter: a column and the values it may have (one value for '=').
+        List<Integer> filterColumns = new ArrayList<>();
+        List<List<Value>> filterValues = new ArrayList<>();
         for (Map.Entry<String, Value> e : equalities.entrySet()) {
-            filters.add(new int[] {indexOf(tableName, e.getKey())});
+            filterColumns.add(indexOf(tableName, e.getKey()));
+            filterValues.add(List.of(e.getValue()));
+        }
+        for (Map.Entry<String, List<Value>> e : memberships.entrySet()) {
+            filterColumns.add(indexOf(tableName, e.getKey()));
             filterValues.add(e.getValue());
         }
         List<StructType.Field> outCols = new ArrayList<>();
@@ -43,11 +62,9 @@ public record VirtualTable(List<StructType.Field> columns, List<List<Value>> row
         List<List<Value>> outRows = new ArrayList<>();
         for (List<Value> row : rows) {
             boolean keep = true;
-            for (int f = 0; f < filters.size(); f++) {
-                if (!sameValue(row.get(filters.get(f)[0]), filterValues.get(f))) {
-                    keep = false;
-                    break;
-                }
+            for (int f = 0; f < filterColumns.size() && keep; f++) {
+                Value actual = row.get(filterColumns.get(f));
+                keep = filterValues.get(f).stream().anyMatch(v -> sameValue(actual, v));
             }
             if (keep) {
                 List<Value> out = new ArrayList<>();
