@@ -1,6 +1,7 @@
 package io.spannercs.emulator;
 
 import io.spannercs.emulator.changestream.ChangeStream;
+import io.spannercs.emulator.schema.Dialect;
 import io.spannercs.emulator.workload.DemoSchema;
 import io.spannercs.emulator.workload.WorkloadConfig;
 import io.spannercs.emulator.workload.WorkloadGenerator;
@@ -52,6 +53,11 @@ public final class EmulatorMain {
                             + " (tables",
                     "                          Customers and Orders, change streams Orders_cs and"
                             + " Orders_legacy_cs).",
+                    "  --dialect D             googlesql (default) or postgresql. A PostgreSQL"
+                            + " database needs --ddl",
+                    "                          in PostgreSQL DDL; read its change streams with"
+                            + " spanner.read_json_<stream>",
+                    "                          or spanner.read_proto_bytes_<stream>.",
                     "  --churn-interval DUR    Split, merge or move partitions of every change"
                             + " stream at this",
                     "                          interval (default: never).",
@@ -133,6 +139,7 @@ public final class EmulatorMain {
                             .instanceId(options.instance)
                             .databaseId(options.database)
                             .ddl(ddl)
+                            .dialect(options.dialect)
                             .seed(options.seed)
                             .initialPartitions(options.initialPartitions)
                             .maxPartitions(options.maxPartitions)
@@ -199,6 +206,9 @@ public final class EmulatorMain {
         StringBuilder sb = new StringBuilder();
         sb.append("database ").append(emulator.database().name());
         sb.append("; schema ").append(options.ddlFile == null ? "demo" : options.ddlFile);
+        if (options.dialect == Dialect.POSTGRESQL) {
+            sb.append(" (PostgreSQL)");
+        }
         sb.append("; workload ").append(options.workload);
         if (!options.workload.equals("none")) {
             sb.append(" at ").append(formatRate(options.rate)).append(" tx/s");
@@ -350,6 +360,7 @@ public final class EmulatorMain {
         String instance = "emulator-instance";
         String database = "emulator-db";
         String ddlFile;
+        Dialect dialect = Dialect.GOOGLE_STANDARD_SQL;
         Duration churnInterval;
         long seed = 42;
         String workload = "none";
@@ -409,6 +420,9 @@ public final class EmulatorMain {
                         }
                         o.ddlFile = value;
                         break;
+                    case "--dialect":
+                        o.dialect = dialect(value);
+                        break;
                     case "--churn-interval":
                         o.churnInterval = duration(flag, value, false);
                         break;
@@ -461,6 +475,11 @@ public final class EmulatorMain {
                         throw new IllegalStateException(flag);
                 }
             }
+            if (o.dialect == Dialect.POSTGRESQL && o.ddlFile == null) {
+                throw new UsageException(
+                        "--dialect postgresql needs --ddl with a PostgreSQL schema (the demo"
+                                + " schema is GoogleSQL)");
+            }
             if (o.maxPartitions < o.initialPartitions) {
                 if (maxGiven) {
                     throw new UsageException(
@@ -482,6 +501,7 @@ public final class EmulatorMain {
                 case "--instance":
                 case "--database":
                 case "--ddl":
+                case "--dialect":
                 case "--churn-interval":
                 case "--seed":
                 case "--workload":
@@ -493,6 +513,19 @@ public final class EmulatorMain {
                     return true;
                 default:
                     return false;
+            }
+        }
+
+        private static Dialect dialect(String value) throws UsageException {
+            switch (value.toLowerCase(Locale.ROOT)) {
+                case "googlesql":
+                case "google_standard_sql":
+                    return Dialect.GOOGLE_STANDARD_SQL;
+                case "postgresql":
+                    return Dialect.POSTGRESQL;
+                default:
+                    throw new UsageException(
+                            "--dialect: expected googlesql or postgresql, got '" + value + "'");
             }
         }
 

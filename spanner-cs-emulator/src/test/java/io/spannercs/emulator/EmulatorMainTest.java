@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.google.cloud.NoCredentials;
 import com.google.cloud.spanner.DatabaseClient;
 import com.google.cloud.spanner.DatabaseId;
+import com.google.cloud.spanner.Dialect;
 import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.Spanner;
 import com.google.cloud.spanner.SpannerOptions;
 import com.google.cloud.spanner.Statement;
+import io.spannercs.emulator.testing.EmulatorClients;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -63,6 +65,8 @@ class EmulatorMainTest {
                 "--initial-partitions 4 --max-partitions 2   | --max-partitions",
                 "--project a/b                               | --project",
                 "--ddl /nonexistent/schema.sql               | --ddl",
+                "--dialect mysql                             | --dialect",
+                "--dialect postgresql                        | --dialect postgresql needs --ddl",
             })
     void badFlagsNameTheFlagAndExitWith2(String args, String expected) {
         Run r = run(args.trim().split("\\s+"));
@@ -97,6 +101,7 @@ class EmulatorMainTest {
                         "--instance",
                         "--database",
                         "--ddl",
+                        "--dialect",
                         "--churn-interval",
                         "--seed",
                         "--workload",
@@ -207,6 +212,61 @@ class EmulatorMainTest {
         }
         assertThat(code.get(30, TimeUnit.SECONDS)).isZero();
         assertThat(capture.text()).doesNotContain("changes/s").endsWith("stopped\n");
+    }
+
+    @Test
+    void servesAPostgresDatabaseWithARandomWorkload(@TempDir Path dir) throws Exception {
+        Path ddl = dir.resolve("schema.sql");
+        Files.writeString(
+                ddl,
+                "CREATE TABLE Things (id varchar NOT NULL PRIMARY KEY, n bigint, amount numeric,"
+                        + " doc jsonb, at timestamptz);\n"
+                        + "CREATE CHANGE STREAM things_cs FOR things WITH (partition_mode ="
+                        + " 'MUTABLE_KEY_RANGE');\n");
+        LineCapture capture = new LineCapture();
+        PrintStream out = new PrintStream(capture, true, StandardCharsets.UTF_8);
+        CompletableFuture<Integer> code =
+                CompletableFuture.supplyAsync(
+                        () ->
+                                EmulatorMain.run(
+                                        new String[] {
+                                            "--port=0",
+                                            "--dialect=postgresql",
+                                            "--ddl",
+                                            ddl.toString(),
+                                            "--workload",
+                                            "random",
+                                            "--rate",
+                                            "50",
+                                            "--stats-interval",
+                                            "0",
+                                            "--duration",
+                                            "4s"
+                                        },
+                                        out));
+        int port = capture.awaitPort();
+        try (EmulatorClients c =
+                new EmulatorClients(
+                        "127.0.0.1:" + port,
+                        "emulator-project",
+                        "emulator-instance",
+                        "emulator-db")) {
+            assertThat(c.client().getDialect()).isEqualTo(Dialect.POSTGRESQL);
+            Thread.sleep(500);
+            int rows = 0;
+            try (ResultSet rs =
+                    c.client()
+                            .singleUse()
+                            .executeQuery(Statement.of("SELECT id, amount FROM things"))) {
+                while (rs.next()) {
+                    assertThat(rs.getString(0)).startsWith("key-");
+                    rows++;
+                }
+            }
+            assertThat(rows).isPositive();
+        }
+        assertThat(code.get(30, TimeUnit.SECONDS)).isZero();
+        assertThat(capture.text()).contains("(PostgreSQL)").endsWith("stopped\n");
     }
 
     /** Collects output and finds the port of the listening line. */

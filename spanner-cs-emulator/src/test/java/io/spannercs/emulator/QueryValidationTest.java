@@ -99,6 +99,15 @@ class QueryValidationTest {
     }
 
     @Test
+    void postgresFunctionsDoNotExistInGoogleSql() {
+        assertFails(
+                Statement.of(
+                        "SELECT * FROM spanner.read_json_legacy(NULL, NULL, NULL, 1000, NULL)"),
+                ErrorCode.INVALID_ARGUMENT,
+                "Table-valued function not found: spanner.read_json_legacy");
+    }
+
+    @Test
     void startBeforeStreamExisted() {
         Timestamp now = TestTimes.now();
         assertFails(

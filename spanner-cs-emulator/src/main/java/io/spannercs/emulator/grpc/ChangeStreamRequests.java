@@ -15,21 +15,27 @@ import io.spannercs.emulator.changestream.FaultInjector;
 import io.spannercs.emulator.changestream.LegacyRecordEncoder;
 import io.spannercs.emulator.changestream.MutableRecordEncoder;
 import io.spannercs.emulator.changestream.Partition;
+import io.spannercs.emulator.changestream.PgBytesRecordEncoder;
+import io.spannercs.emulator.changestream.PgJsonRecordEncoder;
 import io.spannercs.emulator.changestream.RecordEncoder;
 import io.spannercs.emulator.changestream.RowSink;
 import io.spannercs.emulator.schema.PartitionMode;
 import io.spannercs.emulator.schema.SpannerTypes;
 import io.spannercs.emulator.sql.SqlExpr;
+import io.spannercs.emulator.sql.SqlParser;
 import io.spannercs.emulator.sql.SqlStatement;
 import io.spannercs.emulator.storage.Timestamps;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.concurrent.ScheduledExecutorService;
 
 /**
- * Validates {@code READ_<stream>} queries the way Spanner does (codes and messages as measured on
- * Google's emulator) and starts them.
+ * Validates change stream queries the way Spanner does (codes and messages as measured on Google's
+ * emulator) and starts them: {@code READ_<stream>} in GoogleSQL, {@code spanner.read_json_<stream>}
+ * and {@code spanner.read_proto_bytes_<stream>} in PostgreSQL, which share the GoogleSQL checks and
+ * messages.
  */
 final class ChangeStreamRequests {
     static final long MIN_HEARTBEAT_MS = 100;
@@ -49,20 +55,14 @@ final class ChangeStreamRequests {
             SqlStatement.ChangeStreamRead read,
             ExecuteSqlRequest request,
             ServerCallStreamObserver<PartialResultSet> call) {
-        ChangeStream stream = db.changeStream(read.streamName());
-        if (stream == null) {
-            int column = request.getSql().toUpperCase().indexOf("READ_") + 1;
-            throw invalid(
-                    "Table-valued function not found: READ_"
-                            + read.streamName()
-                            + " [at 1:"
-                            + column
-                            + "]");
-        }
+        ChangeStream stream = resolve(db, read, request);
         Value start = argument(read, "start_timestamp", request);
         Value end = argument(read, "end_timestamp", request);
         Value token = argument(read, "partition_token", request);
         Value heartbeat = argument(read, "heartbeat_milliseconds", request);
+        if (!SpannerTypes.isNull(argument(read, "read_options", request))) {
+            throw invalid("read_options must be NULL: it is reserved for future use.");
+        }
 
         if (SpannerTypes.isNull(start)) {
             throw invalid("start_timestamp must not be null.");
@@ -151,8 +151,7 @@ final class ChangeStreamRequests {
                                     + ".")
                     .asRuntimeException();
         }
-        RecordEncoder encoder =
-                mutable ? MutableRecordEncoder.INSTANCE : LegacyRecordEncoder.INSTANCE;
+        RecordEncoder encoder = encoder(read, mutable);
         RowSink sink =
                 new GrpcRowSink(
                         call, ResultSetMetadata.newBuilder().setRowType(encoder.rowType()).build());
@@ -173,6 +172,64 @@ final class ChangeStreamRequests {
         }
     }
 
+    /**
+     * The change stream the function reads. GoogleSQL has one function per stream, {@code
+     * READ_<stream>}, for both partition modes. PostgreSQL has {@code spanner.read_json_<stream>}
+     * for legacy streams and {@code spanner.read_proto_bytes_<stream>} for MUTABLE_KEY_RANGE ones,
+     * and matches the stream's name exactly (it was folded to lower case unless quoted).
+     */
+    private static ChangeStream resolve(
+            EmulatedDatabase db, SqlStatement.ChangeStreamRead read, ExecuteSqlRequest request) {
+        ChangeStream stream = db.changeStream(read.streamName());
+        if (read.function() == SqlStatement.ReadFunction.READ) {
+            if (stream == null) {
+                int column = request.getSql().toUpperCase().indexOf("READ_") + 1;
+                throw invalid(
+                        "Table-valued function not found: READ_"
+                                + read.streamName()
+                                + " [at 1:"
+                                + column
+                                + "]");
+            }
+            return stream;
+        }
+        String function = SqlParser.PG_FUNCTION_SCHEMA + "." + read.functionName();
+        if (stream == null || !stream.def().name().equals(read.streamName())) {
+            throw invalid("Table-valued function not found: " + function);
+        }
+        boolean mutable = stream.def().partitionMode() == PartitionMode.MUTABLE_KEY_RANGE;
+        boolean wantsMutable = read.function() == SqlStatement.ReadFunction.READ_PROTO_BYTES;
+        if (mutable != wantsMutable) {
+            String right =
+                    (mutable ? SqlParser.PG_READ_PROTO_BYTES : SqlParser.PG_READ_JSON)
+                            + stream.def().name();
+            throw invalid(
+                    "Table-valued function not found: "
+                            + function
+                            + " (change stream "
+                            + stream.def().name()
+                            + " has partition_mode "
+                            + stream.def().partitionMode()
+                            + "; read it with "
+                            + SqlParser.PG_FUNCTION_SCHEMA
+                            + "."
+                            + right
+                            + ")");
+        }
+        return stream;
+    }
+
+    private static RecordEncoder encoder(SqlStatement.ChangeStreamRead read, boolean mutable) {
+        switch (read.function()) {
+            case READ_JSON:
+                return new PgJsonRecordEncoder(read.functionName());
+            case READ_PROTO_BYTES:
+                return new PgBytesRecordEncoder(read.functionName());
+            default:
+                return mutable ? MutableRecordEncoder.INSTANCE : LegacyRecordEncoder.INSTANCE;
+        }
+    }
+
     private static Value argument(
             SqlStatement.ChangeStreamRead read, String name, ExecuteSqlRequest request) {
         SqlExpr expr = read.arguments().get(name);
@@ -184,10 +241,25 @@ final class ChangeStreamRequests {
             throw invalid("Invalid value for " + name + ": expected a TIMESTAMP.");
         }
         try {
-            return Timestamps.toMicros(Instant.parse(v.getStringValue()));
+            return Timestamps.toMicros(parseTimestamp(v.getStringValue()));
         } catch (DateTimeParseException e) {
             throw invalid("Invalid TIMESTAMP value for " + name + ": " + v.getStringValue());
         }
+    }
+
+    /**
+     * RFC 3339 ({@code 2024-01-01T00:00:00Z}, {@code ...+02:00}), and the PostgreSQL literal forms
+     * {@code 2024-01-01 00:00:00+00} and {@code 2024-01-01 00:00:00.5+02:30}.
+     */
+    static Instant parseTimestamp(String text) {
+        String t = text.trim();
+        if (t.length() > 10 && t.charAt(10) == ' ') {
+            t = t.substring(0, 10) + "T" + t.substring(11);
+        }
+        if (t.matches(".*[+-]\\d\\d$")) {
+            t = t + ":00"; // PostgreSQL writes whole-hour offsets as +00
+        }
+        return OffsetDateTime.parse(t).toInstant();
     }
 
     private static long integer(Value v, String name) {

@@ -3,8 +3,6 @@ package io.spannercs.emulator.schema;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
-import com.google.gson.JsonParseException;
-import com.google.gson.JsonParser;
 import com.google.gson.JsonPrimitive;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
@@ -36,8 +34,8 @@ public final class Jsonb {
      */
     public static String normalize(String json) {
         try {
-            return write(JsonParser.parseString(json));
-        } catch (JsonParseException | IllegalStateException e) {
+            return write(JsonText.parse(json));
+        } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("Invalid JSONB value: " + e.getMessage());
         }
     }
@@ -76,18 +74,16 @@ public final class Jsonb {
             }
             sb.append(']');
         } else if (e.isJsonPrimitive() && e.getAsJsonPrimitive().isNumber()) {
-            sb.append(plainNumber(e.getAsJsonPrimitive().getAsNumber().toString()));
+            sb.append(plainNumber(e.getAsJsonPrimitive().getAsNumber()));
         } else {
             sb.append(e);
         }
     }
 
-    /** A JSON number without exponent; other text is kept as written. */
-    static String plainNumber(String text) {
-        if (text.indexOf('e') < 0 && text.indexOf('E') < 0) {
-            return text;
-        }
-        return new BigDecimal(text).toPlainString();
+    /** A JSON number without exponent, its scale kept ({@code 1.50} stays {@code 1.50}). */
+    private static String plainNumber(Number n) {
+        BigDecimal d = n instanceof BigDecimal ? (BigDecimal) n : new BigDecimal(n.toString());
+        return d.toPlainString();
     }
 
     /** A double as a jsonb number: the shortest text that reads back as the same double. */

@@ -71,6 +71,7 @@ public final class Schema {
         }
     }
 
+    /** The dialect the DDL was written in, which is the database's dialect. */
     public Dialect dialect() {
         return dialect;
     }

@@ -89,6 +89,11 @@ public final class SqlParser {
                 String stream = table.substring("READ_".length());
                 return new SqlStatement.ChangeStreamRead(stream, arguments("READ_" + stream, true));
             }
+            throw new IllegalArgumentException(
+                    "Table-valued function not found: "
+                            + (schemaName.isEmpty() ? "" : schemaName + ".")
+                            + table
+                            + " (GoogleSQL reads change streams with READ_<stream>)");
         }
         Map<String, SqlExpr> equalities = new LinkedHashMap<>();
         Map<String, List<SqlExpr>> memberships = new LinkedHashMap<>();

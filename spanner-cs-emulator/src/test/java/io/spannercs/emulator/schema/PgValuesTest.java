@@ -47,5 +47,17 @@ class PgValuesTest {
         assertThat(Jsonb.write(Jsonb.number(2.0))).isEqualTo("2");
         assertThatThrownBy(() -> canonical(PgTypes.JSONB, "{nope"))
                 .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> canonical(PgTypes.JSONB, "{} /* comment */"))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void jsonbKeepsLongNumbersNumbers() {
+        // 1e300 is written with 301 digits; normalizing that again must not make it a string.
+        String once = canonical(PgTypes.JSONB, "{\"x\": 1e300, \"y\": \"1e300\"}");
+        assertThat(once).isEqualTo("{\"x\":1" + "0".repeat(300) + ",\"y\":\"1e300\"}");
+        assertThat(canonical(PgTypes.JSONB, once)).isEqualTo(once);
+        assertThat(canonical(PgTypes.JSONB, "[\"\\u00e9\\n\", -0.5E-3, null, true]"))
+                .isEqualTo("[\"é\\n\",-0.0005,null,true]");
     }
 }

@@ -2,9 +2,11 @@ package io.spannercs.emulator.testing;
 
 import com.google.cloud.Timestamp;
 import com.google.cloud.spanner.DatabaseClient;
+import com.google.cloud.spanner.Dialect;
 import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.Statement;
 import com.google.cloud.spanner.Struct;
+import com.google.cloud.spanner.Type;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Value;
 import com.google.protobuf.util.JsonFormat;
@@ -23,12 +25,17 @@ import java.util.Set;
  * Reads a change stream over a closed window with the official client only, following every
  * partition (child partitions in legacy mode, PartitionStartRecords in mutable mode) to its end.
  * Used by tests as an independent reader to compare with the emulator's ground truth.
+ *
+ * <p>In a PostgreSQL database it reads with {@code spanner.read_json_<stream>} (legacy mode, one
+ * JSONB column) or {@code spanner.read_proto_bytes_<stream>} (mutable mode, one BYTES column) and
+ * positional parameters, and checks the result column's name and type.
  */
 public final class ClientChangeStreamReader {
     private final DatabaseClient client;
     private final String stream;
     private final boolean mutable;
     private final long heartbeatMillis;
+    private final Dialect dialect;
 
     public ClientChangeStreamReader(DatabaseClient client, String stream, boolean mutable) {
         this(client, stream, mutable, 1000);
@@ -36,10 +43,20 @@ public final class ClientChangeStreamReader {
 
     public ClientChangeStreamReader(
             DatabaseClient client, String stream, boolean mutable, long heartbeatMillis) {
+        this(client, stream, mutable, heartbeatMillis, Dialect.GOOGLE_STANDARD_SQL);
+    }
+
+    public ClientChangeStreamReader(
+            DatabaseClient client,
+            String stream,
+            boolean mutable,
+            long heartbeatMillis,
+            Dialect dialect) {
         this.client = client;
         this.stream = stream;
         this.mutable = mutable;
         this.heartbeatMillis = heartbeatMillis;
+        this.dialect = dialect;
     }
 
     /** Every record of every partition in [start, end], grouped by partition in read order. */
@@ -75,6 +92,9 @@ public final class ClientChangeStreamReader {
 
     /** The records of one query (root query when token is null). */
     public List<ReadRecord> query(String token, Timestamp start, Timestamp end) {
+        if (dialect == Dialect.POSTGRESQL) {
+            return pgQuery(token, start, end);
+        }
         Statement statement =
                 Statement.newBuilder(
                                 "SELECT ChangeRecord FROM READ_"
@@ -109,6 +129,61 @@ public final class ClientChangeStreamReader {
         return out;
     }
 
+    /** The PostgreSQL function's name: it also names the result column. */
+    public String pgFunction() {
+        return (mutable ? "read_proto_bytes_" : "read_json_") + stream;
+    }
+
+    private List<ReadRecord> pgQuery(String token, Timestamp start, Timestamp end) {
+        String function = pgFunction();
+        Statement statement =
+                Statement.newBuilder(
+                                "SELECT * FROM \"spanner\".\""
+                                        + function
+                                        + "\"($1, $2, $3, $4, null)")
+                        .bind("p1")
+                        .to(start)
+                        .bind("p2")
+                        .to(end)
+                        .bind("p3")
+                        .to(token)
+                        .bind("p4")
+                        .to(heartbeatMillis)
+                        .build();
+        Type expectedType = mutable ? Type.bytes() : Type.pgJsonb();
+        List<ReadRecord> out = new ArrayList<>();
+        try (ResultSet rs = client.singleUse().executeQuery(statement)) {
+            while (rs.next()) {
+                Type.StructField column = rs.getType().getStructFields().get(0);
+                if (rs.getColumnCount() != 1
+                        || !column.getName().equals(function)
+                        || !column.getType().equals(expectedType)) {
+                    throw new IllegalStateException(
+                            "Expected one column "
+                                    + function
+                                    + " "
+                                    + expectedType
+                                    + ", got "
+                                    + rs.getType());
+                }
+                if (mutable) {
+                    try {
+                        out.add(
+                                fromProto(
+                                        token,
+                                        ChangeStreamRecord.parseFrom(
+                                                rs.getBytes(0).toByteArray())));
+                    } catch (InvalidProtocolBufferException e) {
+                        throw new IllegalStateException("Not a ChangeStreamRecord", e);
+                    }
+                } else {
+                    out.add(PgJsonRecords.fromJson(token, rs.getPgJsonb(0)));
+                }
+            }
+        }
+        return out;
+    }
+
     static Timestamp toTimestamp(long micros) {
         return Timestamp.ofTimeMicroseconds(micros);
     }
@@ -135,7 +210,8 @@ public final class ClientChangeStreamReader {
                                         c.getName(),
                                         c.getType().getCode().name(),
                                         c.getIsPrimaryKey(),
-                                        c.getOrdinalPosition()));
+                                        c.getOrdinalPosition(),
+                                        c.getType().getTypeAnnotation().name()));
                     }
                     List<ReadRecord.Mod> mods = new ArrayList<>();
                     for (DataChangeRecord.Mod m : d.getModsList()) {
@@ -216,7 +292,7 @@ public final class ClientChangeStreamReader {
         }
     }
 
-    private static ReadRecord simple(ReadRecord.Kind kind, String token, long micros, String seq) {
+    static ReadRecord simple(ReadRecord.Kind kind, String token, long micros, String seq) {
         return new ReadRecord(
                 kind, token, micros, seq, null, List.of(), List.of(), List.of(), List.of());
     }
@@ -242,7 +318,8 @@ public final class ClientChangeStreamReader {
                                 c.getString("name"),
                                 typeCode(c.getJson("type")),
                                 c.getBoolean("is_primary_key"),
-                                c.getLong("ordinal_position")));
+                                c.getLong("ordinal_position"),
+                                type(c.getJson("type")).getTypeAnnotation().name()));
             }
             List<ReadRecord.Mod> mods = new ArrayList<>();
             for (Struct m : d.getStructList("mods")) {
@@ -308,13 +385,18 @@ public final class ClientChangeStreamReader {
     }
 
     private static String typeCode(String typeJson) {
+        return type(typeJson).getCode().name();
+    }
+
+    /** Spanner's {@code Type} from its JSON form, e.g. {@code {"code":"INT64"}}. */
+    static com.google.spanner.v1.Type type(String typeJson) {
         com.google.spanner.v1.Type.Builder b = com.google.spanner.v1.Type.newBuilder();
         try {
             JsonFormat.parser().ignoringUnknownFields().merge(typeJson, b);
         } catch (InvalidProtocolBufferException e) {
             throw new IllegalStateException("Bad column type JSON " + typeJson, e);
         }
-        return b.getCode().name();
+        return b.build();
     }
 
     /** Parses a JSON object of column values into protobuf Values (Spanner's wire encoding). */

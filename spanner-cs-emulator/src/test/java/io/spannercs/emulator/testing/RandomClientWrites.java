@@ -43,12 +43,55 @@ public final class RandomClientWrites {
                     + "  Note STRING(MAX)\n"
                     + ") PRIMARY KEY (OrderId, Line);\n";
 
+    /**
+     * {@link #TABLES} in PostgreSQL DDL: the same tables and columns (names folded to lower case),
+     * with {@code numeric} and {@code jsonb} where GoogleSQL has NUMERIC and JSON.
+     */
+    public static final String PG_TABLES =
+            "CREATE TABLE Items (\n"
+                    + "  Id bigint NOT NULL,\n"
+                    + "  Name varchar,\n"
+                    + "  Price numeric,\n"
+                    + "  Score float8,\n"
+                    + "  Ratio real,\n"
+                    + "  Active boolean,\n"
+                    + "  Payload bytea,\n"
+                    + "  Born date,\n"
+                    + "  Seen timestamptz,\n"
+                    + "  Meta jsonb,\n"
+                    + "  Tags text[],\n"
+                    + "  Counts bigint[],\n"
+                    + "  PRIMARY KEY (Id)\n"
+                    + ");\n"
+                    + "CREATE TABLE Lines (\n"
+                    + "  OrderId int8 NOT NULL,\n"
+                    + "  Line character varying NOT NULL,\n"
+                    + "  Qty bigint,\n"
+                    + "  Note text,\n"
+                    + "  PRIMARY KEY (OrderId, Line)\n"
+                    + ");\n";
+
     private final Random random;
     private final int keySpace;
+    private final boolean postgres;
 
     public RandomClientWrites(long seed, int keySpace) {
+        this(seed, keySpace, false);
+    }
+
+    /**
+     * @param postgres write {@link #PG_TABLES}: lower-case names and PostgreSQL {@code numeric}
+     *     (with NaN and trailing zeros) and {@code jsonb} values
+     */
+    public RandomClientWrites(long seed, int keySpace, boolean postgres) {
         this.random = new Random(seed);
         this.keySpace = keySpace;
+        this.postgres = postgres;
+    }
+
+    /** A table or column name as the dialect's DDL made it. */
+    private String n(String name) {
+        return postgres ? name.toLowerCase(java.util.Locale.ROOT) : name;
     }
 
     /** Writes one random transaction; returns false if Spanner rejected it (e.g. row exists). */
@@ -80,55 +123,67 @@ public final class RandomClientWrites {
         long id = random.nextInt(keySpace);
         int kind = random.nextInt(10);
         if (kind == 0) {
-            return Mutation.delete("Items", Key.of(id));
+            return Mutation.delete(n("Items"), Key.of(id));
         }
         if (kind == 1) {
             long lo = random.nextInt(keySpace);
             return Mutation.delete(
-                    "Items", KeySet.range(KeyRange.closedOpen(Key.of(lo), Key.of(lo + 3))));
+                    n("Items"), KeySet.range(KeyRange.closedOpen(Key.of(lo), Key.of(lo + 3))));
         }
         Mutation.WriteBuilder b;
         switch (kind) {
             case 2:
             case 3:
-                b = Mutation.newInsertBuilder("Items");
+                b = Mutation.newInsertBuilder(n("Items"));
                 break;
             case 4:
             case 5:
-                b = Mutation.newUpdateBuilder("Items");
+                b = Mutation.newUpdateBuilder(n("Items"));
                 break;
             case 6:
-                b = Mutation.newReplaceBuilder("Items");
+                b = Mutation.newReplaceBuilder(n("Items"));
                 break;
             default:
-                b = Mutation.newInsertOrUpdateBuilder("Items");
+                b = Mutation.newInsertOrUpdateBuilder(n("Items"));
         }
-        b.set("Id").to(id);
+        b.set(n("Id")).to(id);
         if (random.nextBoolean()) {
-            b.set("Name").to(random.nextInt(5) == 0 ? null : "name-" + random.nextInt(100));
+            b.set(n("Name")).to(random.nextInt(5) == 0 ? null : "name-" + random.nextInt(100));
         }
         if (random.nextBoolean()) {
-            b.set("Price")
-                    .to(new BigDecimal(random.nextInt(100000)).movePointLeft(random.nextInt(10)));
+            BigDecimal price =
+                    new BigDecimal(random.nextInt(100000)).movePointLeft(random.nextInt(10));
+            if (postgres) {
+                // numeric keeps its scale and has NaN: "1.500" and "NaN" must come back as sent.
+                b.set(n("Price"))
+                        .to(
+                                com.google.cloud.spanner.Value.pgNumeric(
+                                        random.nextInt(8) == 0
+                                                ? "NaN"
+                                                : price.setScale(price.scale() + 1)
+                                                        .toPlainString()));
+            } else {
+                b.set(n("Price")).to(price);
+            }
         }
         if (random.nextBoolean()) {
             double[] specials = {Double.NaN, Double.POSITIVE_INFINITY, -0.5, 1e300};
-            b.set("Score")
+            b.set(n("Score"))
                     .to(random.nextInt(5) == 0 ? specials[random.nextInt(4)] : random.nextDouble());
         }
         if (random.nextBoolean()) {
-            b.set("Ratio").to(random.nextFloat());
+            b.set(n("Ratio")).to(random.nextFloat());
         }
         if (random.nextBoolean()) {
-            b.set("Active").to(random.nextBoolean());
+            b.set(n("Active")).to(random.nextBoolean());
         }
         if (random.nextBoolean()) {
             byte[] bytes = new byte[random.nextInt(6)];
             random.nextBytes(bytes);
-            b.set("Payload").to(ByteArray.copyFrom(bytes));
+            b.set(n("Payload")).to(ByteArray.copyFrom(bytes));
         }
         if (random.nextBoolean()) {
-            b.set("Born")
+            b.set(n("Born"))
                     .to(
                             Date.fromYearMonthDay(
                                     1900 + random.nextInt(200),
@@ -136,21 +191,28 @@ public final class RandomClientWrites {
                                     1 + random.nextInt(28)));
         }
         if (random.nextBoolean()) {
-            b.set("Seen")
+            b.set(n("Seen"))
                     .to(
                             Timestamp.ofTimeSecondsAndNanos(
                                     1_600_000_000L + random.nextInt(1_000_000),
                                     random.nextInt(1_000_000_000)));
         }
         if (random.nextBoolean()) {
-            b.set("Meta")
-                    .to(com.google.cloud.spanner.Value.json("{\"a\":" + random.nextInt(10) + "}"));
+            String json = "{\"a\":" + random.nextInt(10) + "}";
+            b.set(n("Meta"))
+                    .to(
+                            postgres
+                                    ? com.google.cloud.spanner.Value.pgJsonb(
+                                            "{\"bb\": [1e2, 1.50], \"a\": "
+                                                    + random.nextInt(10)
+                                                    + "}")
+                                    : com.google.cloud.spanner.Value.json(json));
         }
         if (random.nextBoolean()) {
-            b.set("Tags").toStringArray(Arrays.asList("x", null, "y" + random.nextInt(3)));
+            b.set(n("Tags")).toStringArray(Arrays.asList("x", null, "y" + random.nextInt(3)));
         }
         if (random.nextBoolean()) {
-            b.set("Counts")
+            b.set(n("Counts"))
                     .toInt64Array(new long[] {Long.MIN_VALUE, random.nextInt(), Long.MAX_VALUE});
         }
         return b.build();
@@ -161,21 +223,21 @@ public final class RandomClientWrites {
         String line = "L" + random.nextInt(4);
         int kind = random.nextInt(8);
         if (kind == 0) {
-            return Mutation.delete("Lines", Key.of(order, line));
+            return Mutation.delete(n("Lines"), Key.of(order, line));
         }
         if (kind == 1) {
-            return Mutation.delete("Lines", KeySet.prefixRange(Key.of(order)));
+            return Mutation.delete(n("Lines"), KeySet.prefixRange(Key.of(order)));
         }
         Mutation.WriteBuilder b =
                 kind < 4
-                        ? Mutation.newInsertOrUpdateBuilder("Lines")
-                        : Mutation.newInsertBuilder("Lines");
-        b.set("OrderId").to(order).set("Line").to(line);
+                        ? Mutation.newInsertOrUpdateBuilder(n("Lines"))
+                        : Mutation.newInsertBuilder(n("Lines"));
+        b.set(n("OrderId")).to(order).set(n("Line")).to(line);
         if (random.nextBoolean()) {
-            b.set("Qty").to(random.nextInt(10));
+            b.set(n("Qty")).to(random.nextInt(10));
         }
         if (random.nextBoolean()) {
-            b.set("Note").to("note " + random.nextInt(10));
+            b.set(n("Note")).to("note " + random.nextInt(10));
         }
         return b.build();
     }

@@ -42,8 +42,16 @@ public record ReadRecord(
             String transactionTag,
             boolean systemTransaction) {}
 
-    /** Column metadata, with the type as JSON text of Spanner's {@code Type}. */
-    public record Column(String name, String typeCode, boolean primaryKey, long ordinalPosition) {}
+    /**
+     * Column metadata: the type's code and annotation ({@code TYPE_ANNOTATION_CODE_UNSPECIFIED}, or
+     * {@code PG_NUMERIC}/{@code PG_JSONB} in PostgreSQL databases).
+     */
+    public record Column(
+            String name,
+            String typeCode,
+            boolean primaryKey,
+            long ordinalPosition,
+            String typeAnnotation) {}
 
     /** One row change: values by column name, in Spanner's wire encoding. */
     public record Mod(
