@@ -20,9 +20,9 @@ import org.apache.flink.annotation.PublicEvolving;
  *   <tr><td>INT64</td><td>Long</td></tr>
  *   <tr><td>FLOAT64</td><td>Double (NaN and infinities included)</td></tr>
  *   <tr><td>FLOAT32</td><td>Float</td></tr>
- *   <tr><td>NUMERIC</td><td>BigDecimal</td></tr>
+ *   <tr><td>NUMERIC (and PostgreSQL numeric)</td><td>BigDecimal; PostgreSQL's NaN as Double.NaN</td></tr>
  *   <tr><td>BOOL</td><td>Boolean</td></tr>
- *   <tr><td>STRING, JSON</td><td>String (JSON as its text)</td></tr>
+ *   <tr><td>STRING, JSON (and PostgreSQL jsonb)</td><td>String (JSON as its text)</td></tr>
  *   <tr><td>BYTES, PROTO</td><td>byte[]</td></tr>
  *   <tr><td>ENUM</td><td>Long (the enum number)</td></tr>
  *   <tr><td>DATE</td><td>LocalDate</td></tr>
@@ -54,6 +54,9 @@ public final class SpannerValues {
                 case FLOAT32:
                     return (float) toDouble(v);
                 case NUMERIC:
+                    if (v.hasStringValue() && v.getStringValue().equals("NaN")) {
+                        return Double.NaN; // PostgreSQL numeric only; BigDecimal has no NaN
+                    }
                     return new BigDecimal(
                             v.hasNumberValue()
                                     ? Double.toString(v.getNumberValue())

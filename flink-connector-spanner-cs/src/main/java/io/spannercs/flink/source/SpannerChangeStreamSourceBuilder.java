@@ -1,5 +1,6 @@
 package io.spannercs.flink.source;
 
+import com.google.cloud.spanner.Dialect;
 import io.spannercs.flink.format.ChangeEventDeserializer;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import java.io.File;
@@ -35,6 +36,8 @@ public final class SpannerChangeStreamSourceBuilder<T> {
     private String credentialsFile;
     private String databaseRole;
     private SpannerSourceConfig.RpcPriority rpcPriority;
+    private SpannerSourceConfig.PartitionMode partitionMode;
+    private Dialect dialect;
     private boolean perKeyOrdering = true;
     private Duration barrierTimeout = Duration.ofMinutes(5);
     private int maxConcurrentPartitionsPerReader = 1000;
@@ -105,6 +108,28 @@ public final class SpannerChangeStreamSourceBuilder<T> {
     /** Fine-grained access control role for the queries. */
     public SpannerChangeStreamSourceBuilder<T> setDatabaseRole(String databaseRole) {
         this.databaseRole = databaseRole;
+        return this;
+    }
+
+    /**
+     * The change stream's partition mode. Default: detected from {@code
+     * information_schema.change_stream_options} (no {@code partition_mode} option there means
+     * IMMUTABLE_KEY_RANGE, Spanner's default). Set it when the database role cannot read the
+     * information schema.
+     */
+    public SpannerChangeStreamSourceBuilder<T> setPartitionMode(
+            SpannerSourceConfig.PartitionMode partitionMode) {
+        this.partitionMode = partitionMode;
+        return this;
+    }
+
+    /**
+     * The database's SQL dialect, which decides the change stream query (GoogleSQL {@code
+     * READ_<stream>} or PostgreSQL {@code spanner.read_json_<stream>} / {@code
+     * spanner.read_proto_bytes_<stream>}). Default: asked from the database.
+     */
+    public SpannerChangeStreamSourceBuilder<T> setDialect(Dialect dialect) {
+        this.dialect = dialect;
         return this;
     }
 
@@ -259,7 +284,9 @@ public final class SpannerChangeStreamSourceBuilder<T> {
                         queryWindow,
                         lowWatermarkCap,
                         bufferedRecordsPerPartition,
-                        progressInterval);
+                        progressInterval,
+                        partitionMode,
+                        dialect);
         return new SpannerChangeStreamSource<>(config, deserializer);
     }
 

@@ -52,7 +52,12 @@ class NoLateRecordsITCase {
     @ParameterizedTest
     @ValueSource(strings = {"cs", "legacy_cs"})
     void withoutTheLowWatermarkCapRecordsAreLate(String stream) throws Exception {
-        run(stream, false);
+        // Without the cap, lateness needs a reader to run past a partition's start before that
+        // partition reaches it: a race that legacy mode (children start when parents end) loses
+        // only some of the time. A few attempts show the check can see it.
+        for (int attempt = 0; attempt < 3 && (attempt == 0 || LATE.get() == 0); attempt++) {
+            run(stream, false);
+        }
         assertThat(LATE.get()).as("late records without the cap").isPositive();
     }
 
@@ -65,7 +70,7 @@ class NoLateRecordsITCase {
                         .ddl(DDL)
                         .initialPartitions(2)
                         .maxPartitions(16)
-                        .churnInterval(Duration.ofMillis(250))
+                        .churnInterval(Duration.ofMillis(100))
                         .seed(31)
                         .start()) {
             Instant start = Instant.now();
@@ -93,6 +98,9 @@ class NoLateRecordsITCase {
             } finally {
                 workload.stop();
             }
+            System.out.printf(
+                    "%s, cap %s: %d late, %d on time%n",
+                    stream, cap ? "on" : "off", LATE.get(), ON_TIME.get());
         }
     }
 

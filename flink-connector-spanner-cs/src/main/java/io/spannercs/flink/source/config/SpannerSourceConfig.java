@@ -1,5 +1,6 @@
 package io.spannercs.flink.source.config;
 
+import com.google.cloud.spanner.Dialect;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.Objects;
@@ -34,6 +35,16 @@ public final class SpannerSourceConfig implements Serializable {
     private final boolean lowWatermarkCap;
     private final int bufferedRecordsPerPartition;
     private final Duration progressInterval;
+    private final PartitionMode partitionMode;
+    private final Dialect dialect;
+
+    /** How a change stream partitions its key space (its {@code partition_mode} option). */
+    public enum PartitionMode {
+        /** Partitions own key ranges that move between them: protobuf records, move-in barriers. */
+        MUTABLE_KEY_RANGE,
+        /** Partitions split and merge into child partitions: STRUCT (or JSONB) records. */
+        IMMUTABLE_KEY_RANGE
+    }
 
     /** Priority of the change stream queries, as Spanner's request priority. */
     public enum RpcPriority {
@@ -60,7 +71,9 @@ public final class SpannerSourceConfig implements Serializable {
             Duration queryWindow,
             boolean lowWatermarkCap,
             int bufferedRecordsPerPartition,
-            Duration progressInterval) {
+            Duration progressInterval,
+            PartitionMode partitionMode,
+            Dialect dialect) {
         this.projectId = Objects.requireNonNull(projectId);
         this.instanceId = Objects.requireNonNull(instanceId);
         this.databaseId = Objects.requireNonNull(databaseId);
@@ -79,6 +92,8 @@ public final class SpannerSourceConfig implements Serializable {
         this.lowWatermarkCap = lowWatermarkCap;
         this.bufferedRecordsPerPartition = bufferedRecordsPerPartition;
         this.progressInterval = Objects.requireNonNull(progressInterval);
+        this.partitionMode = partitionMode;
+        this.dialect = dialect;
     }
 
     public String projectId() {
@@ -131,6 +146,16 @@ public final class SpannerSourceConfig implements Serializable {
     /** Null for Spanner's default. */
     public RpcPriority rpcPriority() {
         return rpcPriority;
+    }
+
+    /** The partition mode given by the user, or null to detect it. */
+    public PartitionMode partitionMode() {
+        return partitionMode;
+    }
+
+    /** The database dialect given by the user, or null to detect it. */
+    public Dialect dialect() {
+        return dialect;
     }
 
     public boolean perKeyOrdering() {

@@ -1,6 +1,5 @@
 package io.spannercs.flink.source.enumerator;
 
-import com.google.cloud.Timestamp;
 import com.google.cloud.spanner.DatabaseClient;
 import com.google.cloud.spanner.Options;
 import com.google.cloud.spanner.ResultSet;
@@ -8,6 +7,7 @@ import com.google.cloud.spanner.Spanner;
 import com.google.cloud.spanner.SpannerException;
 import com.google.cloud.spanner.Statement;
 import io.grpc.Status;
+import io.spannercs.flink.source.config.ChangeStreamQuery;
 import io.spannercs.flink.source.config.SpannerClients;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.event.PartitionReport.NewPartition;
@@ -19,7 +19,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Pattern;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.util.FlinkRuntimeException;
 
@@ -29,10 +28,8 @@ import org.apache.flink.util.FlinkRuntimeException;
  */
 @Internal
 public final class SpannerRootPartitions implements RootPartitions {
-    private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
     private final SpannerSourceConfig config;
-    private final String sql;
     private Spanner spanner; // guarded by this
     private boolean closed; // guarded by this
 
@@ -42,21 +39,7 @@ public final class SpannerRootPartitions implements RootPartitions {
      */
     public SpannerRootPartitions(SpannerSourceConfig config) {
         this.config = config;
-        this.sql = rootQuerySql(config.changeStream());
-    }
-
-    static String rootQuerySql(String changeStream) {
-        if (changeStream == null || !IDENTIFIER.matcher(changeStream).matches()) {
-            throw new IllegalArgumentException(
-                    "Invalid change stream name '"
-                            + changeStream
-                            + "': expected letters, digits and underscores, not starting with a"
-                            + " digit");
-        }
-        return "SELECT ChangeRecord FROM READ_"
-                + changeStream
-                + "(start_timestamp => @start, end_timestamp => @end,"
-                + " partition_token => NULL, heartbeat_milliseconds => @hb)";
+        ChangeStreamQuery.requireIdentifier(config.changeStream());
     }
 
     /** One query window after the start, but not past the end of a bounded source. */
@@ -70,17 +53,13 @@ public final class SpannerRootPartitions implements RootPartitions {
     @Override
     public List<NewPartition> query(long startMicros) {
         long endMicros = queryEndMicros(startMicros, config);
-        Statement statement =
-                Statement.newBuilder(sql)
-                        .bind("start")
-                        .to(Timestamp.ofTimeMicroseconds(startMicros))
-                        .bind("end")
-                        .to(Timestamp.ofTimeMicroseconds(endMicros))
-                        .bind("hb")
-                        .to(config.heartbeatInterval().toMillis())
-                        .build();
         try {
-            return read(SpannerClients.databaseClient(openClient(), config), statement);
+            DatabaseClient client = SpannerClients.databaseClient(openClient(), config);
+            ChangeStreamQuery query = ChangeStreamQuery.detect(client, config);
+            Statement statement =
+                    query.statement(
+                            null, startMicros, endMicros, config.heartbeatInterval().toMillis());
+            return read(client, statement);
         } catch (SpannerException e) {
             throw new FlinkRuntimeException(
                     failure() + " failed with " + e.getErrorCode() + ": " + spannerMessage(e), e);

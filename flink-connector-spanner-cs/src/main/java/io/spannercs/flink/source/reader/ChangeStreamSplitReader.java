@@ -1,6 +1,7 @@
 package io.spannercs.flink.source.reader;
 
 import com.google.cloud.spanner.DatabaseClient;
+import io.spannercs.flink.source.config.ChangeStreamQuery;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.split.PartitionSplit;
 import java.io.IOException;
@@ -32,6 +33,7 @@ public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord,
     private final Executor callbackExecutor;
     private final ReaderSharedState shared;
     private final Map<String, PartitionStream> streams = new LinkedHashMap<>();
+    private ChangeStreamQuery query;
     private final Object signal = new Object();
     private boolean signalled;
     private long seenLowWatermarkVersion;
@@ -135,11 +137,21 @@ public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord,
             throw new UnsupportedOperationException(
                     "Unsupported split change " + change.getClass().getSimpleName());
         }
+        if (query == null && !change.splits().isEmpty()) {
+            // Once per reader, on the fetcher thread: dialect and partition mode of the stream.
+            query = ChangeStreamQuery.detect(client, config);
+        }
         for (PartitionSplit split : change.splits()) {
             streams.put(
                     split.splitId(),
                     new PartitionStream(
-                            split, config, client, callbackExecutor, shared, this::notifyData));
+                            split,
+                            config,
+                            query,
+                            client,
+                            callbackExecutor,
+                            shared,
+                            this::notifyData));
         }
         notifyData();
     }

@@ -1,12 +1,12 @@
 package io.spannercs.flink.source.reader;
 
-import com.google.cloud.Timestamp;
 import com.google.cloud.spanner.AsyncResultSet;
 import com.google.cloud.spanner.DatabaseClient;
 import com.google.cloud.spanner.ErrorCode;
 import com.google.cloud.spanner.Options;
 import com.google.cloud.spanner.SpannerException;
 import com.google.cloud.spanner.Statement;
+import io.spannercs.flink.source.config.ChangeStreamQuery;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.record.ChangeRecord;
 import io.spannercs.flink.source.record.ChangeRecordDecoder;
@@ -39,6 +39,7 @@ final class PartitionStream {
 
     private final PartitionSplit split;
     private final SpannerSourceConfig config;
+    private final ChangeStreamQuery query;
     private final DatabaseClient client;
     private final Executor callbackExecutor;
     private final Runnable onData;
@@ -64,12 +65,14 @@ final class PartitionStream {
     PartitionStream(
             PartitionSplit split,
             SpannerSourceConfig config,
+            ChangeStreamQuery query,
             DatabaseClient client,
             Executor callbackExecutor,
             ReaderSharedState shared,
             Runnable onData) {
         this.split = split;
         this.config = config;
+        this.query = query;
         this.client = client;
         this.callbackExecutor = callbackExecutor;
         this.shared = shared;
@@ -111,21 +114,11 @@ final class PartitionStream {
             return;
         }
         Statement statement =
-                Statement.newBuilder(
-                                "SELECT ChangeRecord FROM READ_"
-                                        + config.changeStream()
-                                        + "(start_timestamp => @start, end_timestamp => @end,"
-                                        + " partition_token => @token,"
-                                        + " heartbeat_milliseconds => @heartbeat)")
-                        .bind("start")
-                        .to(Timestamp.ofTimeMicroseconds(startMicros))
-                        .bind("end")
-                        .to(Timestamp.ofTimeMicroseconds(windowEndMicros))
-                        .bind("token")
-                        .to(split.token())
-                        .bind("heartbeat")
-                        .to(config.heartbeatInterval().toMillis())
-                        .build();
+                query.statement(
+                        split.token(),
+                        startMicros,
+                        windowEndMicros,
+                        config.heartbeatInterval().toMillis());
         Options.QueryOption[] options =
                 config.rpcPriority() == null
                         ? new Options.QueryOption[0]

@@ -13,8 +13,8 @@ public interface ChangeRecordDecoder {
     List<ChangeRecord> decode(StructReader row);
 
     /**
-     * The decoder for the query's row type: a PROTO column is MUTABLE_KEY_RANGE, an array of
-     * structs IMMUTABLE_KEY_RANGE.
+     * The decoder for the query's row type: a PROTO column (BYTES in PostgreSQL) is
+     * MUTABLE_KEY_RANGE, an array of structs (JSONB in PostgreSQL) IMMUTABLE_KEY_RANGE.
      *
      * @throws IllegalStateException for any other shape, naming it
      */
@@ -24,12 +24,16 @@ public interface ChangeRecordDecoder {
                 return MutableRecordDecoder.INSTANCE;
             case ARRAY:
                 return LegacyRecordDecoder.INSTANCE;
+            case BYTES: // PostgreSQL: spanner.read_proto_bytes_<stream>
+                return MutableRecordDecoder.FROM_BYTES;
+            case PG_JSONB: // PostgreSQL: spanner.read_json_<stream>
+                return PgJsonRecordDecoder.INSTANCE;
             default:
                 throw new IllegalStateException(
                         "Unexpected ChangeRecord column type "
                                 + columnType
-                                + ": expected PROTO (MUTABLE_KEY_RANGE) or ARRAY<STRUCT>"
-                                + " (IMMUTABLE_KEY_RANGE)");
+                                + ": expected PROTO or BYTES (MUTABLE_KEY_RANGE), ARRAY<STRUCT> or"
+                                + " JSONB (IMMUTABLE_KEY_RANGE)");
         }
     }
 }

@@ -1,6 +1,7 @@
 package io.spannercs.flink.source.record;
 
 import com.google.cloud.spanner.StructReader;
+import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Timestamp;
 import com.google.protobuf.Value;
 import com.google.spanner.v1.ChangeStreamRecord;
@@ -16,6 +17,21 @@ public final class MutableRecordDecoder implements ChangeRecordDecoder {
     public static final MutableRecordDecoder INSTANCE = new MutableRecordDecoder();
 
     private MutableRecordDecoder() {}
+
+    /**
+     * PostgreSQL databases ({@code spanner.read_proto_bytes_<stream>}) return the same record as
+     * serialized bytes.
+     */
+    public static final ChangeRecordDecoder FROM_BYTES =
+            row -> {
+                try {
+                    return List.of(
+                            decode(ChangeStreamRecord.parseFrom(row.getBytes(0).toByteArray())));
+                } catch (InvalidProtocolBufferException e) {
+                    throw new IllegalStateException(
+                            "Unreadable ChangeStreamRecord bytes: " + e.getMessage(), e);
+                }
+            };
 
     @Override
     public List<ChangeRecord> decode(StructReader row) {

@@ -74,7 +74,9 @@ final class EnumeratorHarness implements AutoCloseable {
                 Duration.ofMinutes(30),
                 true,
                 100,
-                Duration.ofSeconds(1));
+                Duration.ofSeconds(1),
+                null,
+                null);
     }
 
     static NewPartition partition(String token, long startMicros, String... parents) {

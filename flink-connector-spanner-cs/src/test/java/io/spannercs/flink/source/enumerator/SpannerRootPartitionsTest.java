@@ -3,8 +3,11 @@ package io.spannercs.flink.source.enumerator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.google.cloud.spanner.Dialect;
 import io.spannercs.emulator.SpannerEmulator;
+import io.spannercs.flink.source.config.ChangeStreamQuery;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
+import io.spannercs.flink.source.config.SpannerSourceConfig.PartitionMode;
 import io.spannercs.flink.source.event.PartitionReport.NewPartition;
 import java.time.Duration;
 import java.util.List;
@@ -55,7 +58,9 @@ class SpannerRootPartitionsTest {
                 Duration.ofMinutes(30),
                 true,
                 100,
-                Duration.ofSeconds(1));
+                Duration.ofSeconds(1),
+                null,
+                null);
     }
 
     private static long createdMicros(String stream) {
@@ -117,11 +122,33 @@ class SpannerRootPartitionsTest {
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("Invalid change stream name");
         }
-        assertThat(SpannerRootPartitions.rootQuerySql("Orders_cs2"))
+        assertThat(
+                        new ChangeStreamQuery(
+                                        "Orders_cs2",
+                                        Dialect.GOOGLE_STANDARD_SQL,
+                                        PartitionMode.MUTABLE_KEY_RANGE)
+                                .toString())
                 .isEqualTo(
                         "SELECT ChangeRecord FROM READ_Orders_cs2(start_timestamp => @start,"
-                                + " end_timestamp => @end, partition_token => NULL,"
-                                + " heartbeat_milliseconds => @hb)");
+                                + " end_timestamp => @end, partition_token => @token,"
+                                + " heartbeat_milliseconds => @heartbeat)");
+        assertThat(
+                        new ChangeStreamQuery(
+                                        "orders_cs",
+                                        Dialect.POSTGRESQL,
+                                        PartitionMode.MUTABLE_KEY_RANGE)
+                                .toString())
+                .isEqualTo(
+                        "SELECT * FROM \"spanner\".\"read_proto_bytes_orders_cs\"($1, $2, $3, $4,"
+                                + " null)");
+        assertThat(
+                        new ChangeStreamQuery(
+                                        "orders_cs",
+                                        Dialect.POSTGRESQL,
+                                        PartitionMode.IMMUTABLE_KEY_RANGE)
+                                .toString())
+                .isEqualTo(
+                        "SELECT * FROM \"spanner\".\"read_json_orders_cs\"($1, $2, $3, $4, null)");
     }
 
     @Test
