@@ -28,8 +28,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Owns the partition graph of a change stream read: lists the first partitions, assigns partitions
  * to readers, applies the readers' reports, releases move-in barriers, broadcasts the low watermark
- * and acknowledges reports once a checkpoint holds their effect. It does no per-record work. All
- * methods run on the coordinator thread.
+ * and acknowledges reports once applied. It does no per-record work. All methods run on the
+ * coordinator thread.
  */
 @Internal
 public final class ChangeStreamSplitEnumerator
@@ -43,7 +43,6 @@ public final class ChangeStreamSplitEnumerator
     private final RootPartitions rootPartitions;
     private final LongSupplier clockMillis;
     private final PartitionGraph graph;
-    private final CheckpointGatedLog<String> acks = new CheckpointGatedLog<>();
     // Partitions each reader finished since the last completed checkpoint: a restart of that
     // reader rolls their end back.
     private final CheckpointGatedLog<String> recentEnds = new CheckpointGatedLog<>();
@@ -152,9 +151,6 @@ public final class ChangeStreamSplitEnumerator
     public void addSplitsBack(List<PartitionSplit> splits, int subtaskId) {
         graph.readerRestarting(subtaskId, recentEnds.held(subtaskId));
         recentEnds.discard(subtaskId);
-        // Acknowledgements owed to the failed instance would clear reports its successor makes
-        // again under the same ids.
-        acks.discard(subtaskId);
         List<String> back = new ArrayList<>();
         for (PartitionSplit split : splits) {
             if (graph.returnSplit(split, clockMillis.getAsLong())) {
@@ -192,11 +188,18 @@ public final class ChangeStreamSplitEnumerator
             LOG.warn("Ignoring unexpected event {} from subtask {}", event, subtaskId);
             return;
         }
-        if (reports.reports() != null) {
+        if (reports.reports() != null && !reports.reports().isEmpty()) {
+            List<String> ids = new ArrayList<>(reports.reports().size());
             for (PartitionReport report : reports.reports()) {
                 apply(subtaskId, report);
-                acks.add(subtaskId, report.id());
+                ids.add(report.id());
             }
+            // Acknowledged at once, which is safe because Flink holds events the coordinator
+            // sends after its checkpoint until the reader has taken its own: a reader drops a
+            // report only in checkpoints whose enumerator state already holds its effect. A
+            // report the reader checkpointed before the acknowledgement arrived is sent again
+            // after a restore, and applying it twice changes nothing.
+            send(subtaskId, new AckReportsEvent(ids));
         }
         if (reports.progressMicros() != null) {
             reports.progressMicros()
@@ -351,7 +354,6 @@ public final class ChangeStreamSplitEnumerator
 
     @Override
     public ChangeStreamEnumeratorState snapshotState(long checkpointId) {
-        acks.snapshotTaken(checkpointId);
         recentEnds.snapshotTaken(checkpointId);
         return graph.snapshot();
     }
@@ -359,20 +361,6 @@ public final class ChangeStreamSplitEnumerator
     @Override
     public void notifyCheckpointComplete(long checkpointId) {
         recentEnds.checkpointCompleted(checkpointId);
-        acks.checkpointCompleted(checkpointId)
-                .forEach(
-                        (subtask, ids) -> {
-                            if (context.registeredReaders().containsKey(subtask)) {
-                                context.sendEventToSourceReader(subtask, new AckReportsEvent(ids));
-                            } else {
-                                // Its restarted instance re-sends them; they are acked then.
-                                LOG.debug(
-                                        "Not acknowledging {} reports of subtask {}: not"
-                                                + " registered",
-                                        ids.size(),
-                                        subtask);
-                            }
-                        });
     }
 
     @Override
@@ -385,8 +373,9 @@ public final class ChangeStreamSplitEnumerator
         return graph;
     }
 
+    /** Partition ends still waiting for a completed checkpoint to become durable. */
     @VisibleForTesting
-    int heldReportIds() {
-        return acks.size();
+    int heldRecentEnds() {
+        return recentEnds.size();
     }
 }

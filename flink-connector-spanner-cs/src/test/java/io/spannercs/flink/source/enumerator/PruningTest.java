@@ -45,7 +45,7 @@ class PruningTest {
             assertThat(state.prunedEndMicros()).hasSizeBetween(355, 365);
             assertThat(ChangeStreamEnumeratorStateSerializer.INSTANCE.serialize(state).length)
                     .isLessThan(16 * 1024);
-            assertThat(h.enumerator.heldReportIds()).isZero();
+            assertThat(h.enumerator.heldRecentEnds()).isZero();
             assertThat(h.metric("knownPartitions")).isLessThanOrEqualTo(2);
         }
     }

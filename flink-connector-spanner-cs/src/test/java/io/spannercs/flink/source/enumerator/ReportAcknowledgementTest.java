@@ -13,11 +13,16 @@ import io.spannercs.flink.source.event.PartitionReport.MovedOut;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Reports are acknowledged only once a completed checkpoint holds their effect. */
+/**
+ * Reports are acknowledged as soon as they are applied, to the reader that sent them, repeated and
+ * ignored ones too. (Flink delivers events the enumerator sends after its checkpoint only after the
+ * reader's checkpoint, so a reader drops a report only from state whose checkpoint pairs with an
+ * enumerator state holding it.)
+ */
 class ReportAcknowledgementTest {
 
     @Test
-    void acknowledgesReportsOnlyAfterACheckpointTakenAfterThemCompletes() throws Throwable {
+    void acknowledgesEachBatchOfReportsOnceApplied() throws Throwable {
         try (EnumeratorHarness h = EnumeratorHarness.unbounded(2, root("a"), root("b"))) {
             h.addReaders(0, 1);
             h.start();
@@ -30,26 +35,17 @@ class ReportAcknowledgementTest {
 
             h.report(ra, first);
             h.report(rb, second);
-            h.enumerator.notifyCheckpointComplete(1); // no snapshot holds them yet
-            assertThat(h.events(ra, AckReportsEvent.class)).isEmpty();
+            h.enumerator.snapshotState(1);
+            h.report(ra, third);
 
-            h.enumerator.snapshotState(2);
-            h.report(ra, third); // after the snapshot: not in checkpoint 2
-            h.enumerator.notifyCheckpointComplete(2);
-
-            assertThat(h.events(ra, AckReportsEvent.class))
-                    .containsExactly(new AckReportsEvent(List.of(first.id())));
-            assertThat(h.events(rb, AckReportsEvent.class))
-                    .containsExactly(new AckReportsEvent(List.of(second.id())));
-
-            h.enumerator.snapshotState(3);
-            h.enumerator.snapshotState(4);
-            h.enumerator.notifyCheckpointComplete(4); // 3 never completed on its own
             assertThat(h.events(ra, AckReportsEvent.class))
                     .containsExactly(
                             new AckReportsEvent(List.of(first.id())),
                             new AckReportsEvent(List.of(third.id())));
-            assertThat(h.enumerator.heldReportIds()).isZero();
+            assertThat(h.events(rb, AckReportsEvent.class))
+                    .containsExactly(new AckReportsEvent(List.of(second.id())));
+            assertThat(h.enumerator.graph().get("c")).isNotNull();
+            assertThat(h.enumerator.graph().get("a").finished()).isTrue();
         }
     }
 
@@ -64,23 +60,19 @@ class ReportAcknowledgementTest {
             h.report(0, unknown, moved);
             h.report(0, moved); // re-sent
 
-            h.enumerator.snapshotState(1);
-            h.enumerator.notifyCheckpointComplete(1);
             assertThat(h.events(0, AckReportsEvent.class))
-                    .containsExactly(new AckReportsEvent(List.of(unknown.id(), moved.id())));
+                    .containsExactly(
+                            new AckReportsEvent(List.of(unknown.id(), moved.id())),
+                            new AckReportsEvent(List.of(moved.id())));
         }
     }
 
     @Test
-    void doesNotAcknowledgeAReaderThatIsGone() throws Throwable {
+    void progressAloneNeedsNoAcknowledgement() throws Throwable {
         try (EnumeratorHarness h = EnumeratorHarness.unbounded(1, root("a"))) {
             h.addReaders(0);
             h.start();
-            h.report(0, new MovedOut("a", START + 5, List.of("b")));
-            h.enumerator.snapshotState(1);
-            h.context.unregisterReader(0);
-
-            h.enumerator.notifyCheckpointComplete(1);
+            h.progress(0, "a", START + 5);
 
             assertThat(h.events(0, AckReportsEvent.class)).isEmpty();
         }
