@@ -47,6 +47,7 @@ public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord,
         this.client = client;
         this.callbackExecutor = callbackExecutor;
         this.shared = shared;
+        shared.setFetcherWakeUp(this::notifyData);
     }
 
     @Override

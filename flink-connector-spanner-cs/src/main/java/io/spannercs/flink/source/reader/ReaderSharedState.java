@@ -17,8 +17,18 @@ public final class ReaderSharedState {
     private final AtomicLong fetchLagMillis = new AtomicLong(-1);
     private final AtomicLong queryRestarts = new AtomicLong();
 
+    // Wakes the fetcher thread; set by the split reader.
+    private volatile Runnable fetcherWakeUp = () -> {};
+
+    void setFetcherWakeUp(Runnable wakeUp) {
+        this.fetcherWakeUp = wakeUp;
+    }
+
     void releaseBarrier(String token, long micros) {
         releasedBarriers.merge(token, micros, Math::max);
+        // The released partition's records wait in its buffer: drain them now, not at the next
+        // poll.
+        fetcherWakeUp.run();
     }
 
     /** Whether the barrier at {@code micros} of the partition has been released. */
@@ -34,6 +44,7 @@ public final class ReaderSharedState {
     void setLowWatermark(long micros) {
         if (lowWatermarkMicros.getAndAccumulate(micros, Math::max) < micros) {
             lowWatermarkVersion.incrementAndGet();
+            fetcherWakeUp.run(); // splits held by the cap may now advance their watermarks
         }
     }
 
