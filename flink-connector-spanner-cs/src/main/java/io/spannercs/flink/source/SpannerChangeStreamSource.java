@@ -47,10 +47,15 @@ public final class SpannerChangeStreamSource<T>
 
     private final SpannerSourceConfig config;
     private final ChangeEventDeserializer<T> deserializer;
+    private final ChangeFilter filter;
 
-    SpannerChangeStreamSource(SpannerSourceConfig config, ChangeEventDeserializer<T> deserializer) {
+    SpannerChangeStreamSource(
+            SpannerSourceConfig config,
+            ChangeEventDeserializer<T> deserializer,
+            ChangeFilter filter) {
         this.config = config;
         this.deserializer = deserializer;
+        this.filter = filter;
     }
 
     public static <T> SpannerChangeStreamSourceBuilder<T> builder() {
@@ -70,7 +75,7 @@ public final class SpannerChangeStreamSource<T>
 
     @Override
     public SourceReader<T, PartitionSplit> createReader(SourceReaderContext context) {
-        return ChangeStreamSourceReader.create(config, deserializer, context);
+        return ChangeStreamSourceReader.create(config, deserializer, filter, context);
     }
 
     @Override

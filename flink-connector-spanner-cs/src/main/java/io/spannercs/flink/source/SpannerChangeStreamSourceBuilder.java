@@ -46,6 +46,7 @@ public final class SpannerChangeStreamSourceBuilder<T> {
     private int bufferedRecordsPerPartition = 1000;
     private Duration progressInterval = Duration.ofMillis(100);
     private ChangeEventDeserializer<T> deserializer;
+    private ChangeFilter filter = ChangeFilter.ALL;
 
     SpannerChangeStreamSourceBuilder() {}
 
@@ -194,6 +195,15 @@ public final class SpannerChangeStreamSourceBuilder<T> {
         return this;
     }
 
+    /**
+     * Which tables, columns and transactions to emit (default: everything). Applied before the
+     * deserializer: filtered changes cost no conversion. See {@link ChangeFilter}.
+     */
+    public SpannerChangeStreamSourceBuilder<T> setFilter(ChangeFilter filter) {
+        this.filter = filter;
+        return this;
+    }
+
     public SpannerChangeStreamSourceBuilder<T> setDeserializer(
             ChangeEventDeserializer<T> deserializer) {
         this.deserializer = deserializer;
@@ -217,6 +227,9 @@ public final class SpannerChangeStreamSourceBuilder<T> {
                             + changeStream
                             + "' is not a valid change stream name (letters, digits and '_',"
                             + " not starting with a digit)");
+        }
+        if (filter == null) {
+            problems.add("filter cannot be null (ChangeFilter.ALL lets everything through)");
         }
         if (deserializer == null) {
             problems.add("deserializer is required (e.g. ChangeEventDeserializer.changeEvents())");
@@ -287,7 +300,7 @@ public final class SpannerChangeStreamSourceBuilder<T> {
                         progressInterval,
                         partitionMode,
                         dialect);
-        return new SpannerChangeStreamSource<>(config, deserializer);
+        return new SpannerChangeStreamSource<>(config, deserializer, filter);
     }
 
     private static void required(List<String> problems, String option, String value) {

@@ -4,6 +4,7 @@ import io.spannercs.flink.format.ChangeEvent;
 import io.spannercs.flink.format.ChangeEventDeserializer;
 import io.spannercs.flink.format.ChangeType;
 import io.spannercs.flink.format.SpannerValues;
+import io.spannercs.flink.source.ChangeFilter;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.event.PartitionReport;
 import io.spannercs.flink.source.record.ChangeRecord;
@@ -38,6 +39,8 @@ import org.apache.flink.util.Collector;
 public final class ChangeStreamRecordEmitter<T>
         implements RecordEmitter<FetchedRecord, T, PartitionSplitState> {
     private final ChangeEventDeserializer<T> deserializer;
+    private final ChangeFilter filter;
+    private final Counter numRecordsFiltered;
     private final SpannerSourceConfig config;
     private final ReaderSharedState shared;
     private final ReportOutbox outbox;
@@ -46,16 +49,21 @@ public final class ChangeStreamRecordEmitter<T>
 
     /**
      * @param numRecordsIn the reader's {@code numRecordsIn}, which SourceReaderBase bumps once per
-     *     fetched element: corrected here so that it counts row changes only
+     *     fetched element: corrected here so that it counts row changes only (filtered ones too)
+     * @param numRecordsFiltered row changes the filter dropped
      */
     ChangeStreamRecordEmitter(
             ChangeEventDeserializer<T> deserializer,
+            ChangeFilter filter,
             SpannerSourceConfig config,
             ReaderSharedState shared,
             ReportOutbox outbox,
-            Counter numRecordsIn) {
+            Counter numRecordsIn,
+            Counter numRecordsFiltered) {
         this.numRecordsIn = numRecordsIn;
+        this.numRecordsFiltered = numRecordsFiltered;
         this.deserializer = deserializer;
+        this.filter = filter;
         this.config = config;
         this.shared = shared;
         this.outbox = outbox;
@@ -93,6 +101,12 @@ public final class ChangeStreamRecordEmitter<T>
 
     private void emitData(DataChangeRecord d, SourceOutput<T> output, PartitionSplitState state)
             throws Exception {
+        if (!filter.acceptsRecord(d)) {
+            // Filtered before any value is converted: excluded tables cost almost nothing.
+            numRecordsFiltered.inc(d.mods().size());
+            state.advanceTo(d.timestampMicros(), d.recordSequence());
+            return;
+        }
         Map<String, ColumnInfo> columns = new HashMap<>();
         d.columns().forEach(c -> columns.put(c.name(), c));
         long timestampMillis = Math.floorDiv(d.timestampMicros(), 1000);
@@ -103,7 +117,11 @@ public final class ChangeStreamRecordEmitter<T>
         collector.target = output;
         collector.timestamp = timestampMillis;
         for (int i = 0; i < d.mods().size(); i++) {
-            ModRecord m = d.mods().get(i);
+            ModRecord m = filter.select(d, d.mods().get(i));
+            if (m == null) {
+                numRecordsFiltered.inc();
+                continue;
+            }
             ChangeEvent event =
                     new ChangeEvent(
                             d.table(),

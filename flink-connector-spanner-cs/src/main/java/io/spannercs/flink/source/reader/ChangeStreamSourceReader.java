@@ -2,6 +2,7 @@ package io.spannercs.flink.source.reader;
 
 import com.google.cloud.spanner.Spanner;
 import io.spannercs.flink.format.ChangeEventDeserializer;
+import io.spannercs.flink.source.ChangeFilter;
 import io.spannercs.flink.source.config.SpannerClients;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.event.AckReportsEvent;
@@ -63,6 +64,7 @@ public final class ChangeStreamSourceReader<T>
             ReaderSharedState shared,
             ReportOutbox outbox,
             ChangeEventDeserializer<T> deserializer,
+            ChangeFilter filter,
             SourceReaderContext context) {
         super(
                 new SingleThreadFetcherManager<>(
@@ -75,10 +77,12 @@ public final class ChangeStreamSourceReader<T>
                         new Configuration()),
                 new ChangeStreamRecordEmitter<>(
                         deserializer,
+                        filter,
                         config,
                         shared,
                         outbox,
-                        context.metricGroup().getIOMetricGroup().getNumRecordsInCounter()),
+                        context.metricGroup().getIOMetricGroup().getNumRecordsInCounter(),
+                        context.metricGroup().counter("numRecordsFiltered")),
                 new Configuration(),
                 context);
         this.config = config;
@@ -93,6 +97,7 @@ public final class ChangeStreamSourceReader<T>
     public static <T> ChangeStreamSourceReader<T> create(
             SpannerSourceConfig config,
             ChangeEventDeserializer<T> deserializer,
+            ChangeFilter filter,
             SourceReaderContext context) {
         AtomicInteger n = new AtomicInteger();
         ExecutorService executor =
@@ -116,6 +121,7 @@ public final class ChangeStreamSourceReader<T>
                 new ReaderSharedState(),
                 new ReportOutbox(),
                 deserializer,
+                filter,
                 context);
     }
 
