@@ -47,7 +47,7 @@ public final class ChangeStreamSourceReader<T>
 
     private final SpannerSourceConfig config;
     private final Spanner spanner;
-    private final ExecutorService callbackExecutor;
+    private final ExecutorService queryThreads;
     private final ReaderSharedState shared;
     private final ReportOutbox outbox;
     private final Map<String, PartitionSplitState> states = new LinkedHashMap<>();
@@ -60,7 +60,7 @@ public final class ChangeStreamSourceReader<T>
     private ChangeStreamSourceReader(
             SpannerSourceConfig config,
             Spanner spanner,
-            ExecutorService callbackExecutor,
+            ExecutorService queryThreads,
             ReaderSharedState shared,
             ReportOutbox outbox,
             ChangeEventDeserializer<T> deserializer,
@@ -72,7 +72,7 @@ public final class ChangeStreamSourceReader<T>
                                 new ChangeStreamSplitReader(
                                         config,
                                         SpannerClients.databaseClient(spanner, config),
-                                        callbackExecutor,
+                                        queryThreads,
                                         shared),
                         new Configuration()),
                 new ChangeStreamRecordEmitter<>(
@@ -87,7 +87,7 @@ public final class ChangeStreamSourceReader<T>
                 context);
         this.config = config;
         this.spanner = spanner;
-        this.callbackExecutor = callbackExecutor;
+        this.queryThreads = queryThreads;
         this.shared = shared;
         this.outbox = outbox;
         registerMetrics(context.metricGroup());
@@ -100,14 +100,16 @@ public final class ChangeStreamSourceReader<T>
             ChangeFilter filter,
             SourceReaderContext context) {
         AtomicInteger n = new AtomicInteger();
+        // One thread per running partition query (a change stream query streams for its whole
+        // window); the split reader keeps at most maxConcurrentPartitionsPerReader of them
+        // reading, and idle threads go away.
         ExecutorService executor =
-                Executors.newFixedThreadPool(
-                        2,
+                Executors.newCachedThreadPool(
                         r -> {
                             Thread t =
                                     new Thread(
                                             r,
-                                            "spanner-cs-callback-"
+                                            "spanner-cs-query-"
                                                     + context.getIndexOfSubtask()
                                                     + "-"
                                                     + n.incrementAndGet());
@@ -269,7 +271,7 @@ public final class ChangeStreamSourceReader<T>
         try {
             super.close();
         } finally {
-            callbackExecutor.shutdownNow();
+            queryThreads.shutdownNow();
             spanner.close();
         }
     }

@@ -18,10 +18,10 @@ import org.apache.flink.connector.base.source.reader.splitreader.SplitsAddition;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitsChange;
 
 /**
- * Reads all partitions assigned to one reader on the single fetcher thread, each through a {@link
- * PartitionStream} whose rows arrive asynchronously. A partition blocked at a barrier does not hold
- * back the others. At most {@code maxConcurrentPartitionsPerReader} unblocked queries run at once;
- * the rest wait their turn.
+ * Hands the records of all partitions assigned to one reader to the single fetcher thread, each
+ * partition read by a {@link PartitionStream} whose query runs on a thread of the reader's query
+ * pool. A partition blocked at a barrier does not hold back the others. At most {@code
+ * maxConcurrentPartitionsPerReader} unblocked queries run at once; the rest wait their turn.
  */
 @Internal
 public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord, PartitionSplit> {
@@ -30,7 +30,7 @@ public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord,
 
     private final SpannerSourceConfig config;
     private final DatabaseClient client;
-    private final Executor callbackExecutor;
+    private final Executor queryThreads;
     private final ReaderSharedState shared;
     private final Map<String, PartitionStream> streams = new LinkedHashMap<>();
     private ChangeStreamQuery query;
@@ -41,11 +41,11 @@ public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord,
     public ChangeStreamSplitReader(
             SpannerSourceConfig config,
             DatabaseClient client,
-            Executor callbackExecutor,
+            Executor queryThreads,
             ReaderSharedState shared) {
         this.config = config;
         this.client = client;
-        this.callbackExecutor = callbackExecutor;
+        this.queryThreads = queryThreads;
         this.shared = shared;
         shared.setFetcherWakeUp(this::notifyData);
     }
@@ -146,13 +146,7 @@ public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord,
             streams.put(
                     split.splitId(),
                     new PartitionStream(
-                            split,
-                            config,
-                            query,
-                            client,
-                            callbackExecutor,
-                            shared,
-                            this::notifyData));
+                            split, config, query, client, queryThreads, shared, this::notifyData));
         }
         notifyData();
     }

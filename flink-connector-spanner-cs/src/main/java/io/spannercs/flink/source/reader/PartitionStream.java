@@ -1,9 +1,9 @@
 package io.spannercs.flink.source.reader;
 
-import com.google.cloud.spanner.AsyncResultSet;
 import com.google.cloud.spanner.DatabaseClient;
 import com.google.cloud.spanner.ErrorCode;
 import com.google.cloud.spanner.Options;
+import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.SpannerException;
 import com.google.cloud.spanner.Statement;
 import io.spannercs.flink.source.config.ChangeStreamQuery;
@@ -24,11 +24,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reads one partition with the client's {@link AsyncResultSet}: rows arrive on a shared callback
- * executor, not on a thread of their own, into a bounded buffer (a full buffer pauses the query,
- * which is backpressure). Query windows are chained from the last position, transient errors are
- * retried with backoff from that position, and records at or before it are skipped, so each record
- * reaches the buffer once.
+ * Reads one partition: its query runs on a thread of the reader's query pool with the client's
+ * blocking {@link ResultSet}, and puts records into a bounded buffer; a full buffer makes the query
+ * thread wait, which is backpressure (the stream is not read, so Spanner stops sending). Query
+ * windows are chained from the last position, transient errors are retried with backoff from that
+ * position, and records at or before it are skipped, so each record reaches the buffer once.
+ *
+ * <p>Why not the client's AsyncResultSet: it also occupies one thread of the client's small async
+ * pool per streaming query (a change stream query streams for its whole window, so the ninth
+ * partition of a reader never got a thread), and it spins while its own buffer is full.
  *
  * <p>The fetcher thread drains the buffer; draining stops at a move-in until its barrier is
  * released.
@@ -41,7 +45,7 @@ final class PartitionStream {
     private final SpannerSourceConfig config;
     private final ChangeStreamQuery query;
     private final DatabaseClient client;
-    private final Executor callbackExecutor;
+    private final Executor queryThreads;
     private final Runnable onData;
     private final ReaderSharedState shared;
     private final ArrayDeque<ChangeRecord> buffer = new ArrayDeque<>();
@@ -50,10 +54,10 @@ final class PartitionStream {
     private long fetchedMicros;
     private String fetchedSequence;
     private long windowEndMicros;
-    private AsyncResultSet resultSet;
+    private ResultSet resultSet; // the running query's, to cancel it from another thread
+    private boolean running; // a query task is running or submitted
     private long generation;
     private boolean started;
-    private boolean paused;
     private boolean ended; // the partition's last record (or the source's end) is buffered
     private boolean endDelivered;
     private RuntimeException failure;
@@ -67,14 +71,14 @@ final class PartitionStream {
             SpannerSourceConfig config,
             ChangeStreamQuery query,
             DatabaseClient client,
-            Executor callbackExecutor,
+            Executor queryThreads,
             ReaderSharedState shared,
             Runnable onData) {
         this.split = split;
         this.config = config;
         this.query = query;
         this.client = client;
-        this.callbackExecutor = callbackExecutor;
+        this.queryThreads = queryThreads;
         this.shared = shared;
         this.onData = onData;
         this.fetchedMicros = split.positionMicros();
@@ -128,12 +132,9 @@ final class PartitionStream {
                         };
         LOG.debug(
                 "Querying partition {} from {} to {}", split.token(), startMicros, windowEndMicros);
-        AsyncResultSet rs = client.singleUse().executeQueryAsync(statement, options);
-        resultSet = rs;
-        // The callback may see another object than the one returned here: queries are told
-        // apart by a generation number, not by identity.
         long current = ++generation;
-        rs.setCallback(callbackExecutor, r -> onRows(r, current));
+        running = true;
+        queryThreads.execute(() -> runQuery(current, statement, options));
     }
 
     private static long saturatedAdd(long a, long b) {
@@ -141,59 +142,77 @@ final class PartitionStream {
         return r < a ? Long.MAX_VALUE : r;
     }
 
-    private AsyncResultSet.CallbackResponse onRows(AsyncResultSet rs, long query) {
-        try {
+    /** Runs one query window on a query thread, until it ends, fails or is superseded. */
+    private void runQuery(long query, Statement statement, Options.QueryOption[] options) {
+        try (ResultSet rs = client.singleUse().executeQuery(statement, options)) {
+            synchronized (this) {
+                if (query != generation) {
+                    return; // closed before it started
+                }
+                resultSet = rs;
+            }
             ChangeRecordDecoder decoder = null;
-            while (true) {
-                AsyncResultSet.CursorState cursor = rs.tryNext();
-                LOG.trace("Partition {} cursor {}", split.token(), cursor);
-                switch (cursor) {
-                    case OK:
-                        if (decoder == null) {
-                            decoder = ChangeRecordDecoder.forColumnType(rs.getColumnType(0));
-                        }
-                        List<ChangeRecord> records = decoder.decode(rs);
-                        synchronized (this) {
-                            if (query != generation) {
-                                return AsyncResultSet.CallbackResponse.DONE; // superseded
-                            }
-                            for (ChangeRecord r : records) {
-                                accept(r);
-                            }
-                            attempts = 0;
-                            if (buffer.size() >= config.bufferedRecordsPerPartition()) {
-                                paused = true;
-                            }
-                        }
-                        // Never under this stream's lock: the fetcher takes locks the other way.
-                        onData.run();
-                        if (isPaused()) {
-                            return AsyncResultSet.CallbackResponse.PAUSE;
-                        }
-                        break;
-                    case NOT_READY:
-                        return AsyncResultSet.CallbackResponse.CONTINUE;
-                    case DONE:
-                        onQueryDone(query);
-                        return AsyncResultSet.CallbackResponse.DONE;
-                    default:
-                        throw new IllegalStateException();
+            while (rs.next()) {
+                if (decoder == null) {
+                    decoder = ChangeRecordDecoder.forColumnType(rs.getColumnType(0));
+                }
+                List<ChangeRecord> records = decoder.decode(rs);
+                synchronized (this) {
+                    if (query != generation) {
+                        return; // superseded or closed
+                    }
+                    for (ChangeRecord r : records) {
+                        accept(r);
+                    }
+                    attempts = 0;
+                }
+                // Never under this stream's lock: the fetcher takes locks the other way.
+                onData.run();
+                if (!awaitRoom(query)) {
+                    return;
                 }
             }
+            onQueryDone(query);
         } catch (SpannerException e) {
             onQueryFailed(query, e);
-            return AsyncResultSet.CallbackResponse.DONE;
         } catch (RuntimeException | Error e) {
-            LOG.error("{}: reading failed", describe(), e);
             synchronized (this) {
+                if (query != generation) {
+                    return; // the failure of a cancelled query
+                }
+                LOG.error("{}: reading failed", describe(), e);
                 failure =
                         new IllegalStateException(
                                 describe() + ": cannot decode a change record: " + e.getMessage(),
                                 e);
+                running = false;
             }
             onData.run();
-            return AsyncResultSet.CallbackResponse.DONE;
+        } finally {
+            synchronized (this) {
+                if (resultSet != null && query == generation) {
+                    resultSet = null;
+                }
+            }
         }
+    }
+
+    /**
+     * Waits while the buffer is full: the stream is not read meanwhile, so gRPC flow control stops
+     * Spanner from sending more.
+     *
+     * @return false if the query was superseded or closed while waiting
+     */
+    private synchronized boolean awaitRoom(long query) {
+        while (query == generation && buffer.size() >= config.bufferedRecordsPerPartition()) {
+            try {
+                wait();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return query == generation;
     }
 
     /** Buffers a record unless it is at or before the fetched position (a re-read). */
@@ -223,36 +242,27 @@ final class PartitionStream {
         }
     }
 
-    private synchronized boolean isPaused() {
-        return paused;
-    }
-
     private void onQueryDone(long query) {
         LOG.debug("Query of partition {} completed (ended: {})", split.token(), ended);
-        boolean alreadyEnded;
         synchronized (this) {
             if (query != generation) {
                 return;
             }
             resultSet = null;
-            alreadyEnded = ended;
-        }
-        if (alreadyEnded) {
-            onData.run();
-            return;
-        }
-        synchronized (this) {
-            // The window ran to its end: every record up to it has been returned.
-            if (fetchedMicros < windowEndMicros) {
-                buffer.add(new HeartbeatRecord(windowEndMicros));
-                fetchedMicros = windowEndMicros;
-                fetchedSequence = null;
-            }
-            if (config.endMicros() != SpannerSourceConfig.NO_END
-                    && windowEndMicros >= config.endMicros()) {
-                ended = true;
-            } else {
-                start(); // next window, chained from the position
+            running = false;
+            if (!ended) {
+                // The window ran to its end: every record up to it has been returned.
+                if (fetchedMicros < windowEndMicros) {
+                    buffer.add(new HeartbeatRecord(windowEndMicros));
+                    fetchedMicros = windowEndMicros;
+                    fetchedSequence = null;
+                }
+                if (config.endMicros() != SpannerSourceConfig.NO_END
+                        && windowEndMicros >= config.endMicros()) {
+                    ended = true;
+                } else {
+                    start(); // next window, chained from the position
+                }
             }
         }
         onData.run();
@@ -261,9 +271,10 @@ final class PartitionStream {
     private void onQueryFailed(long query, SpannerException e) {
         synchronized (this) {
             if (query != generation) {
-                return;
+                return; // a cancelled query
             }
             resultSet = null;
+            running = false;
             if (retryable(e.getErrorCode())) {
                 attempts++;
                 shared.countQueryRestart();
@@ -311,7 +322,7 @@ final class PartitionStream {
     /** Restarts a query whose retry time has come; called by the fetcher thread. */
     synchronized void retryIfDue() {
         if (started
-                && resultSet == null
+                && !running
                 && !ended
                 && failure == null
                 && retryAtNanos != 0
@@ -350,11 +361,8 @@ final class PartitionStream {
                 break;
             }
         }
-        if (paused
-                && buffer.size() < config.bufferedRecordsPerPartition() / 2
-                && resultSet != null) {
-            paused = false;
-            resultSet.resume();
+        if (n > 0 && buffer.size() < config.bufferedRecordsPerPartition()) {
+            notifyAll(); // room again for a query thread waiting in awaitRoom
         }
         return n;
     }
@@ -377,12 +385,14 @@ final class PartitionStream {
     }
 
     synchronized void close() {
-        generation++; // callbacks of the cancelled query are ignored
+        generation++; // whatever the running query still does is ignored
         ended = true;
+        running = false;
+        notifyAll();
         if (resultSet != null) {
-            AsyncResultSet rs = resultSet;
+            ResultSet rs = resultSet;
             resultSet = null;
-            rs.cancel();
+            rs.close(); // cancels the stream, which ends the query thread's wait for rows
         }
     }
 }
