@@ -2,18 +2,23 @@ package io.spannercs.flink.format;
 
 import java.io.Serializable;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.api.common.typeinfo.TypeInfo;
 
 /**
  * One row change read from a Spanner change stream, with its transaction and partition context.
  * Values are typed Java values (see {@link SpannerValues}); which columns appear follows the change
- * stream's value capture type.
+ * stream's value capture type. Events are equal when all their fields are, byte[] values (also
+ * inside lists) compared by content. Flink serializes them with {@link ChangeEventSerializer}.
  */
 @PublicEvolving
+@TypeInfo(ChangeEventTypeInfo.Factory.class)
 public final class ChangeEvent implements Serializable {
     private static final long serialVersionUID = 1L;
 
@@ -33,8 +38,12 @@ public final class ChangeEvent implements Serializable {
     private long numberOfPartitionsInTransaction;
     private String valueCaptureType;
 
-    /** For serialization frameworks. */
-    public ChangeEvent() {}
+    /** For serialization frameworks: an event with no fields set and empty value maps. */
+    public ChangeEvent() {
+        this.keys = new LinkedHashMap<>();
+        this.newValues = new LinkedHashMap<>();
+        this.oldValues = new LinkedHashMap<>();
+    }
 
     @SuppressWarnings("checkstyle:ParameterNumber")
     public ChangeEvent(
@@ -147,9 +156,9 @@ public final class ChangeEvent implements Serializable {
                 && numberOfPartitionsInTransaction == e.numberOfPartitionsInTransaction
                 && Objects.equals(table, e.table)
                 && changeType == e.changeType
-                && Objects.equals(keys, e.keys)
-                && Objects.equals(newValues, e.newValues)
-                && Objects.equals(oldValues, e.oldValues)
+                && valuesEqual(keys, e.keys)
+                && valuesEqual(newValues, e.newValues)
+                && valuesEqual(oldValues, e.oldValues)
                 && Objects.equals(commitTimestamp, e.commitTimestamp)
                 && Objects.equals(serverTransactionId, e.serverTransactionId)
                 && Objects.equals(recordSequence, e.recordSequence)
@@ -161,7 +170,65 @@ public final class ChangeEvent implements Serializable {
     @Override
     public int hashCode() {
         return Objects.hash(
-                table, keys, commitTimestamp, serverTransactionId, recordSequence, modNumber);
+                table,
+                valuesHash(keys),
+                commitTimestamp,
+                serverTransactionId,
+                recordSequence,
+                modNumber);
+    }
+
+    /** Like {@link Map#equals}, but compares byte[] values, also inside lists, by content. */
+    private static boolean valuesEqual(Map<String, Object> a, Map<String, Object> b) {
+        if (a.size() != b.size()) {
+            return false;
+        }
+        for (Map.Entry<String, Object> e : a.entrySet()) {
+            if (!b.containsKey(e.getKey()) || !valueEquals(e.getValue(), b.get(e.getKey()))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean valueEquals(Object a, Object b) {
+        if (a instanceof List && b instanceof List) {
+            List<?> x = (List<?>) a;
+            List<?> y = (List<?>) b;
+            if (x.size() != y.size()) {
+                return false;
+            }
+            for (int i = 0; i < x.size(); i++) {
+                if (!valueEquals(x.get(i), y.get(i))) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        return Objects.deepEquals(a, b);
+    }
+
+    /** Like {@link Map#hashCode}, consistent with {@link #valuesEqual}. */
+    private static int valuesHash(Map<String, Object> values) {
+        int h = 0;
+        for (Map.Entry<String, Object> e : values.entrySet()) {
+            h += Objects.hashCode(e.getKey()) ^ valueHash(e.getValue());
+        }
+        return h;
+    }
+
+    private static int valueHash(Object v) {
+        if (v instanceof byte[]) {
+            return Arrays.hashCode((byte[]) v);
+        }
+        if (v instanceof List) {
+            int h = 1;
+            for (Object element : (List<?>) v) {
+                h = 31 * h + valueHash(element);
+            }
+            return h;
+        }
+        return Objects.hashCode(v);
     }
 
     @Override

@@ -26,7 +26,7 @@ public interface ChangeEventDeserializer<T> extends Serializable, ResultTypeQuer
 
             @Override
             public TypeInformation<ChangeEvent> getProducedType() {
-                return TypeInformation.of(ChangeEvent.class);
+                return ChangeEventTypeInfo.INSTANCE;
             }
         };
     }
