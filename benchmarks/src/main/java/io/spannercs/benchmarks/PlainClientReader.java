@@ -23,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 
 /**
  * The practical limit for reading a change stream: the official client alone, each record decoded
@@ -49,13 +50,22 @@ final class PlainClientReader implements AutoCloseable {
     private final String stream;
     private final Mode mode;
     private final int bufferRows;
+    private final Consumer<ChangeEvent> listener;
 
     /**
+     * @param threads the callback pool (async) or the reading threads (blocking); a live read in
+     *     blocking mode needs one per partition
      * @param bufferRows rows each async query buffers ({@code Options.bufferRows}); 0 for the
      *     client's default
+     * @param listener sees every change as it is decoded, on a reading thread; null for none
      */
     PlainClientReader(
-            SpannerEmulator emulator, String stream, int threads, Mode mode, int bufferRows) {
+            SpannerEmulator emulator,
+            String stream,
+            int threads,
+            Mode mode,
+            int bufferRows,
+            Consumer<ChangeEvent> listener) {
         this.spanner = EmulatorClient.create(emulator);
         this.client =
                 spanner.getDatabaseClient(
@@ -75,15 +85,13 @@ final class PlainClientReader implements AutoCloseable {
         this.stream = stream;
         this.mode = mode;
         this.bufferRows = bufferRows;
+        this.listener = listener;
     }
 
     /** Reads every partition over [start, end] to its end. */
     ReadResult read(long startMicros, long endMicros, Duration timeout) throws Exception {
         long t0 = System.nanoTime();
-        Run run = new Run(endMicros);
-        for (String token : rootPartitions(startMicros, endMicros)) {
-            run.startPartition(token, startMicros);
-        }
+        Run run = start(startMicros, endMicros);
         run.done.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         return new ReadResult(
                 run.rowChanges.sum(),
@@ -91,6 +99,15 @@ final class PlainClientReader implements AutoCloseable {
                 run.firstNanos.get(),
                 run.lastNanos.get(),
                 System.nanoTime() - t0);
+    }
+
+    /** Starts reading every partition over [start, end]; {@link #close()} stops it. */
+    Run start(long startMicros, long endMicros) {
+        Run run = new Run(endMicros);
+        for (String token : rootPartitions(startMicros, endMicros)) {
+            run.startPartition(token, startMicros);
+        }
+        return run;
     }
 
     private List<String> rootPartitions(long startMicros, long endMicros) {
@@ -121,7 +138,7 @@ final class PlainClientReader implements AutoCloseable {
     }
 
     /** One read of all partitions. */
-    private final class Run {
+    final class Run {
         final long endMicros;
         final Set<String> started = ConcurrentHashMap.newKeySet();
         final AtomicInteger running = new AtomicInteger();
@@ -167,6 +184,9 @@ final class PlainClientReader implements AutoCloseable {
                         }
                         for (ChangeEvent e :
                                 ProtoChangeEvents.decode(r.getDataChangeRecord(), token)) {
+                            if (listener != null) {
+                                listener.accept(e);
+                            }
                             rows++;
                             sum += Checksum.of(e.getServerTransactionId(), rowId(e));
                         }
@@ -213,6 +233,9 @@ final class PlainClientReader implements AutoCloseable {
                                 }
                                 for (ChangeEvent e :
                                         ProtoChangeEvents.decode(r.getDataChangeRecord(), token)) {
+                                    if (listener != null) {
+                                        listener.accept(e);
+                                    }
                                     rows++;
                                     sum += Checksum.of(e.getServerTransactionId(), rowId(e));
                                 }

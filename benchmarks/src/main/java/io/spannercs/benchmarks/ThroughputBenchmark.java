@@ -185,7 +185,8 @@ public final class ThroughputBenchmark {
                         BenchSchema.STREAM,
                         s.plainThreads(),
                         mode,
-                        s.plainBufferRows())) {
+                        s.plainBufferRows(),
+                        null)) {
             return plain.read(pre.startMicros(), pre.endMicros(), s.timeout());
         }
     }
