@@ -24,6 +24,10 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * <ul>
  *   <li>{@code source}: the source, unbounded, in a local job, into a sink chained to it ({@link
  *       LatencyProbeSink});
+ *   <li>{@code source@N}: the same with the client's async executor at N threads instead of its
+ *       default 8 (system property {@value #ASYNC_THREADS_PROPERTY}): each async query holds one of
+ *       those threads while it streams, so a reader with more partitions than threads starves the
+ *       rest;
  *   <li>{@code plain}: a reference, the {@link PlainClientReader} with a blocking thread per
  *       partition, noting the latency when it has decoded a change (no per-key order, no Flink).
  * </ul>
@@ -59,7 +63,10 @@ public final class LatencyBenchmark {
         Settings s =
                 new Settings(
                         List.of(
-                                a.string("readers", "source,plain", "readers, one after the other")
+                                a.string(
+                                                "readers",
+                                                "source,source@128,plain",
+                                                "readers in turn; source@N: N client async threads")
                                         .split(",")),
                         a.intValue("rate", 5_000, "row changes committed per second"),
                         a.intValue("rows-per-txn", 2, "rows changed per transaction"),
@@ -71,23 +78,14 @@ public final class LatencyBenchmark {
                         a.duration("window", "30s", "changes committed in it are measured"),
                         a.duration("grace", "3s", "wait for the window's last changes"),
                         a.intValue("parallelism", 2, "parallelism of the Flink job"));
-        int asyncThreads =
-                a.intValue(
-                        "client-async-threads",
-                        0,
-                        "sets " + ASYNC_THREADS_PROPERTY + " (0: the client's default, 8)");
         if (!a.finish("LatencyBenchmark")) {
             return;
-        }
-        if (asyncThreads > 0) {
-            System.setProperty(ASYNC_THREADS_PROPERTY, Integer.toString(asyncThreads));
         }
         BenchReport.machine(System.out);
         System.out.printf(
                 Locale.ROOT,
                 "Target %,d changes/s (%d rows/txn) over %d partitions (max %d), churn every %d ms,"
-                        + " heartbeats %d ms, Flink parallelism %d, client async threads %s;"
-                        + " warm-up %d s, window %d s%n",
+                        + " heartbeats %d ms, Flink parallelism %d; warm-up %d s, window %d s%n",
                 s.rate(),
                 s.rowsPerTxn(),
                 s.partitions(),
@@ -95,7 +93,6 @@ public final class LatencyBenchmark {
                 s.churn().toMillis(),
                 s.heartbeat().toMillis(),
                 s.parallelism(),
-                System.getProperty(ASYNC_THREADS_PROPERTY, "8 (default)"),
                 s.warmup().toSeconds(),
                 s.window().toSeconds());
         List<String> verdicts = new ArrayList<>();
@@ -121,6 +118,12 @@ public final class LatencyBenchmark {
             throws Exception {
         long startMicros = emulator.database().database().safeMicros();
         WorkloadGenerator workload = null;
+        // The client reads the property when it is created, i.e. when the job's readers start.
+        if (reader.startsWith("source@")) {
+            System.setProperty(ASYNC_THREADS_PROPERTY, reader.substring("source@".length()));
+        } else {
+            System.clearProperty(ASYNC_THREADS_PROPERTY);
+        }
         try (Running running =
                 reader.equals("plain")
                         ? startPlain(emulator, startMicros)
