@@ -25,12 +25,10 @@ final class ThroughputChart {
                 .append(String.format(Locale.ROOT, "%,.0f", max / BAR_WIDTH))
                 .append(")\n");
         for (Point p : points) {
-            sb.append(
-                    bar(
-                            String.format(Locale.ROOT, "M=%-4d plain  ", p.partitions()),
-                            p.plain(),
-                            max));
-            sb.append(bar("       source ", p.source(), max));
+            String m = String.format(Locale.ROOT, "M=%-4d ", p.partitions());
+            sb.append(bar(m + "a  plain  ", p.plain(), max));
+            sb.append(bar("       a' async  ", p.plainAsync(), max));
+            sb.append(bar("       b  source ", p.source(), max));
         }
         return sb.toString();
     }
@@ -94,13 +92,22 @@ final class ThroughputChart {
                                     + String.format(
                                             Locale.ROOT, " (b/a %.2f)", p.source() / p.plain())));
         }
-        s.append(
-                text(
-                        left,
-                        bottom + 40,
-                        "start",
-                        "dark grey: plain client reader, blocking (a)   light grey: async (a')   blue: source (b)"));
-        s.append(text(16, (top + bottom) / 2, "middle", "row changes/s", true));
+        String[][] legend = {
+            {"#7f8c8d", "a: plain client, blocking"},
+            {"#c8ced3", "a': plain client, async"},
+            {"#2e86de", "b: source in Flink"}
+        };
+        for (int i = 0; i < legend.length; i++) {
+            int x = left + i * 180;
+            s.append(
+                    String.format(
+                            Locale.ROOT,
+                            "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>%n",
+                            x,
+                            bottom + 30,
+                            legend[i][0]));
+            s.append(text(x + 16, bottom + 40, "start", escape(legend[i][1])));
+        }
         s.append("</svg>\n");
         return s.toString();
     }
@@ -119,19 +126,12 @@ final class ThroughputChart {
     }
 
     private static String text(int x, int y, String anchor, String content) {
-        return text(x, y, anchor, content, false);
-    }
-
-    private static String text(int x, int y, String anchor, String content, boolean vertical) {
         return String.format(
                 Locale.ROOT,
-                "<text x=\"%d\" y=\"%d\" text-anchor=\"%s\"%s>%s</text>%n",
+                "<text x=\"%d\" y=\"%d\" text-anchor=\"%s\">%s</text>%n",
                 x,
                 y,
                 anchor,
-                vertical
-                        ? String.format(Locale.ROOT, " transform=\"rotate(-90 %d %d)\"", x, y)
-                        : "",
                 content);
     }
 
