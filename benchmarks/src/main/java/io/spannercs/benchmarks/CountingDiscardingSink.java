@@ -38,11 +38,11 @@ final class CountingDiscardingSink implements Sink<ChangeEvent> {
         public void write(ChangeEvent e, Context context) {
             lastNanos = System.nanoTime();
             if (rows == 0) {
-                tally.first(lastNanos);
+                tally.first(lastNanos); // the tally keeps the earliest over all writers
             }
             rows++;
             sum += Tally.checksumOf(e);
-            if (rows % PUBLISH_EVERY == 0) {
+            if (rows >= PUBLISH_EVERY) {
                 publish();
             }
         }

@@ -29,8 +29,9 @@ final class Tally {
         return t == null ? new Tally() : t;
     }
 
+    /** Notes when a writer saw its first change; the earliest one counts. */
     void first(long nanos) {
-        firstNanos.compareAndSet(0, nanos);
+        firstNanos.accumulateAndGet(nanos, (seen, n) -> seen == 0 ? n : Math.min(seen, n));
     }
 
     void add(long changes, long sum, long lastNanos) {
