@@ -18,7 +18,7 @@ import io.spannercs.flink.source.record.PartitionEventRecord;
 import io.spannercs.flink.source.record.PartitionStartRecord;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -107,8 +107,8 @@ public final class ChangeStreamRecordEmitter<T>
             state.advanceTo(d.timestampMicros(), d.recordSequence());
             return;
         }
-        Map<String, ColumnInfo> columns = new HashMap<>();
-        d.columns().forEach(c -> columns.put(c.name(), c));
+        List<ColumnInfo> columns = new ArrayList<>(d.columns());
+        columns.sort(Comparator.comparingLong(ColumnInfo::ordinalPosition));
         long timestampMillis = Math.floorDiv(d.timestampMicros(), 1000);
         Instant commit =
                 Instant.ofEpochSecond(
@@ -144,20 +144,32 @@ public final class ChangeStreamRecordEmitter<T>
         state.advanceTo(d.timestampMicros(), d.recordSequence());
     }
 
+    /**
+     * Typed values in the table's column order (ordinal position), whatever order the record lists
+     * them in: PostgreSQL's JSONB records, for one, sort object keys by length.
+     */
     private static Map<String, Object> typed(
-            Map<String, ColumnInfo> columns, Map<String, com.google.protobuf.Value> values) {
+            List<ColumnInfo> columns, Map<String, com.google.protobuf.Value> values) {
         Map<String, Object> out = new LinkedHashMap<>();
-        values.forEach(
-                (name, v) -> {
-                    ColumnInfo c = columns.get(name);
-                    if (c == null) {
-                        throw new IllegalStateException(
-                                "Change record has a value for column "
-                                        + name
-                                        + " but no metadata for it");
-                    }
-                    out.put(name, SpannerValues.toJava(c.type(), v));
-                });
+        if (values.isEmpty()) {
+            return out;
+        }
+        for (ColumnInfo c : columns) {
+            com.google.protobuf.Value v = values.get(c.name());
+            if (v != null) {
+                out.put(c.name(), SpannerValues.toJava(c.type(), v));
+            }
+        }
+        if (out.size() != values.size()) {
+            for (String name : values.keySet()) {
+                if (!out.containsKey(name)) {
+                    throw new IllegalStateException(
+                            "Change record has a value for column "
+                                    + name
+                                    + " but no metadata for it");
+                }
+            }
+        }
         return out;
     }
 
