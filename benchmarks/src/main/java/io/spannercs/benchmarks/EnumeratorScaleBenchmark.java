@@ -347,6 +347,8 @@ public final class EnumeratorScaleBenchmark {
                 Duration.ofMinutes(30),
                 true,
                 1000,
-                Duration.ofMillis(100));
+                Duration.ofMillis(100),
+                null,
+                null);
     }
 }

@@ -24,18 +24,11 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * <ul>
  *   <li>{@code source}: the source, unbounded, in a local job, into a sink chained to it ({@link
  *       LatencyProbeSink});
- *   <li>{@code source@N}: the same with the client's async executor at N threads instead of its
- *       default 8 (system property {@value #ASYNC_THREADS_PROPERTY}): each async query holds one of
- *       those threads while it streams, so a reader with more partitions than threads starves the
- *       rest;
  *   <li>{@code plain}: a reference, the {@link PlainClientReader} with a blocking thread per
  *       partition, noting the latency when it has decoded a change (no per-key order, no Flink).
  * </ul>
  */
 public final class LatencyBenchmark {
-    private static final String ASYNC_THREADS_PROPERTY =
-            "com.google.cloud.spanner.async_num_core_threads";
-
     private LatencyBenchmark() {}
 
     /** Settings from the command line. */
@@ -65,8 +58,8 @@ public final class LatencyBenchmark {
                         List.of(
                                 a.string(
                                                 "readers",
-                                                "source,source@128,plain",
-                                                "readers in turn; source@N: N client async threads")
+                                                "source,plain",
+                                                "readers in turn: source, plain")
                                         .split(",")),
                         a.intValue("rate", 5_000, "row changes committed per second"),
                         a.intValue("rows-per-txn", 2, "rows changed per transaction"),
@@ -118,12 +111,6 @@ public final class LatencyBenchmark {
             throws Exception {
         long startMicros = emulator.database().database().safeMicros();
         WorkloadGenerator workload = null;
-        // The client reads the property when it is created, i.e. when the job's readers start.
-        if (reader.startsWith("source@")) {
-            System.setProperty(ASYNC_THREADS_PROPERTY, reader.substring("source@".length()));
-        } else {
-            System.clearProperty(ASYNC_THREADS_PROPERTY);
-        }
         try (Running running =
                 reader.equals("plain")
                         ? startPlain(emulator, startMicros)
