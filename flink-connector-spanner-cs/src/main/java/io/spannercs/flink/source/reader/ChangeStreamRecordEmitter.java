@@ -3,6 +3,7 @@ package io.spannercs.flink.source.reader;
 import io.spannercs.flink.format.ChangeEvent;
 import io.spannercs.flink.format.ChangeEventDeserializer;
 import io.spannercs.flink.format.ChangeType;
+import io.spannercs.flink.format.SpannerTypeNames;
 import io.spannercs.flink.format.SpannerValues;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.event.PartitionReport;
@@ -17,6 +18,7 @@ import io.spannercs.flink.source.record.PartitionEventRecord;
 import io.spannercs.flink.source.record.PartitionStartRecord;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -95,6 +97,7 @@ public final class ChangeStreamRecordEmitter<T>
             throws Exception {
         Map<String, ColumnInfo> columns = new HashMap<>();
         d.columns().forEach(c -> columns.put(c.name(), c));
+        Map<String, String> columnTypes = columnTypes(d.columns());
         long timestampMillis = Math.floorDiv(d.timestampMicros(), 1000);
         Instant commit =
                 Instant.ofEpochSecond(
@@ -120,10 +123,20 @@ public final class ChangeStreamRecordEmitter<T>
                             state.token(),
                             d.numberOfRecordsInTransaction(),
                             d.numberOfPartitionsInTransaction(),
-                            d.valueCaptureType());
+                            d.valueCaptureType(),
+                            columnTypes);
             deserializer.deserialize(event, collector);
         }
         state.advanceTo(d.timestampMicros(), d.recordSequence());
+    }
+
+    /** Type names of the record's columns in table order, as formats need a stable layout. */
+    private static Map<String, String> columnTypes(List<ColumnInfo> columns) {
+        List<ColumnInfo> ordered = new ArrayList<>(columns);
+        ordered.sort(Comparator.comparingLong(ColumnInfo::ordinalPosition));
+        Map<String, String> out = new LinkedHashMap<>();
+        ordered.forEach(c -> out.put(c.name(), SpannerTypeNames.of(c.type())));
+        return out;
     }
 
     private static Map<String, Object> typed(
