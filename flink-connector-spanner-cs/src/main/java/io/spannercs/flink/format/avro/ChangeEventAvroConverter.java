@@ -24,7 +24,8 @@ import org.apache.flink.annotation.PublicEvolving;
  * change again (after a failure) gives the same uuid; {@code read_timestamp} is the conversion's
  * wall clock time; {@code source_timestamp} and {@code commit_timestamp} the commit timestamp;
  * {@code sort_keys} are commit timestamp (microseconds), server transaction id, record sequence and
- * mod number; {@code record_sequence} is always a string, in both partition modes.
+ * mod number; {@code record_sequence} is always a string, in both partition modes; {@code
+ * primary_keys} lists the key columns in table order.
  *
  * <p>{@code payload} is the row after the change; for a DELETE, the row before it, where the stream
  * captures old values, else the key with NULL in every other column. {@code old_values}, set for
@@ -169,9 +170,23 @@ public final class ChangeEventAvroConverter implements Serializable {
         m.put("number_of_records_in_transaction", event.getNumberOfRecordsInTransaction());
         m.put("value_capture_type", nullToEmpty(event.getValueCaptureType()));
         m.put("change_type", event.getChangeType().name());
-        m.put("primary_keys", new ArrayList<>(event.getKeys().keySet()));
+        m.put("primary_keys", primaryKeys(event));
         m.put("is_deleted", event.getChangeType() == ChangeType.DELETE);
         return m;
+    }
+
+    /**
+     * Key columns in table order: legacy-mode records carry keys as a JSON object with sorted
+     * names, so the key order is not known in every partition mode, and one order for all is.
+     */
+    private static List<String> primaryKeys(ChangeEvent event) {
+        List<String> keys = new ArrayList<>(event.getKeys().size());
+        for (String column : event.getColumnTypes().keySet()) {
+            if (event.getKeys().containsKey(column)) {
+                keys.add(column);
+            }
+        }
+        return keys;
     }
 
     /** Deterministic: the same change read twice gets the same uuid. */

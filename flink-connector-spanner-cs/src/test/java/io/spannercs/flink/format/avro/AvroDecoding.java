@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericRecord;
@@ -77,5 +78,51 @@ final class AvroDecoding {
             default:
                 return v;
         }
+    }
+
+    /**
+     * What a Java value of a change event (SpannerValues' types) reads back as after Avro, per the
+     * documented mapping: NUMERIC at scale 9, timestamps down to the microsecond (toward the past),
+     * PostgreSQL numeric as its text.
+     */
+    static Object expected(String spannerType, Object v) {
+        if (v == null) {
+            return null;
+        }
+        if (spannerType.startsWith("ARRAY<")) {
+            String element = spannerType.substring(6, spannerType.length() - 1);
+            List<Object> out = new ArrayList<>();
+            ((List<?>) v).forEach(e -> out.add(expected(element, e)));
+            return out;
+        }
+        switch (spannerType) {
+            case "NUMERIC":
+                return ((BigDecimal) v).setScale(9);
+            case "PG_NUMERIC":
+                return v instanceof Double ? "NaN" : ((BigDecimal) v).toPlainString();
+            case "TIMESTAMP":
+                {
+                    Instant t = (Instant) v;
+                    return t.minusNanos(t.getNano() % 1000);
+                }
+            default:
+                return v;
+        }
+    }
+
+    /** Equality with NaN equal to itself (Double.equals), arrays and lists by content. */
+    static boolean sameValue(Object a, Object b) {
+        if (a instanceof List<?> x && b instanceof List<?> y) {
+            if (x.size() != y.size()) {
+                return false;
+            }
+            for (int i = 0; i < x.size(); i++) {
+                if (!sameValue(x.get(i), y.get(i))) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        return Objects.deepEquals(a, b);
     }
 }
