@@ -124,7 +124,11 @@ public final class ChangeEvent implements Serializable {
         return changeType;
     }
 
-    /** Primary key columns to values, in key order. */
+    /**
+     * Primary key columns to values: in key order from MUTABLE_KEY_RANGE streams; records of
+     * IMMUTABLE_KEY_RANGE streams give the key as a JSON object, so there the order is the JSON
+     * object's (names sorted), not the key's.
+     */
     public Map<String, Object> getKeys() {
         return Collections.unmodifiableMap(keys);
     }
