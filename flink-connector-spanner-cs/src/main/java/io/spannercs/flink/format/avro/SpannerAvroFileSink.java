@@ -10,7 +10,7 @@ import org.apache.flink.streaming.api.functions.sink.filesystem.rollingpolicies.
 /**
  * An exactly-once {@link FileSink} for change event records ({@link AvroChangeEventDeserializer}):
  * Avro container files, each with its schema in the header, under {@code
- * <base>/<table>/<schema_key>/part-<uuid>-<subtask>-<n>.avro}.
+ * <base>/<table>/<schema_key>/part-<writer uuid>-<n>.avro}.
  *
  * <p>Files roll at every checkpoint and become visible (renamed from hidden in-progress files) when
  * the checkpoint completes, so with checkpointing enabled every change lands in exactly one
