@@ -38,6 +38,9 @@ public final class ChangeEvent implements Serializable {
     private long numberOfPartitionsInTransaction;
     private String valueCaptureType;
 
+    /** Spanner type names by column, in table order; see {@link #getColumnTypes()}. */
+    private Map<String, String> columnTypes = new LinkedHashMap<>();
+
     /** For serialization frameworks: an event with no fields set and empty value maps. */
     public ChangeEvent() {
         this.keys = new LinkedHashMap<>();
@@ -45,6 +48,7 @@ public final class ChangeEvent implements Serializable {
         this.oldValues = new LinkedHashMap<>();
     }
 
+    /** An event without column types ({@link #getColumnTypes()} is empty). */
     @SuppressWarnings("checkstyle:ParameterNumber")
     public ChangeEvent(
             String table,
@@ -62,6 +66,47 @@ public final class ChangeEvent implements Serializable {
             long numberOfRecordsInTransaction,
             long numberOfPartitionsInTransaction,
             String valueCaptureType) {
+        this(
+                table,
+                changeType,
+                keys,
+                newValues,
+                oldValues,
+                commitTimestamp,
+                serverTransactionId,
+                recordSequence,
+                modNumber,
+                transactionTag,
+                systemTransaction,
+                partitionToken,
+                numberOfRecordsInTransaction,
+                numberOfPartitionsInTransaction,
+                valueCaptureType,
+                Map.of());
+    }
+
+    /**
+     * @param columnTypes Spanner type names by column (see {@link #getColumnTypes()}), in table
+     *     order
+     */
+    @SuppressWarnings("checkstyle:ParameterNumber")
+    public ChangeEvent(
+            String table,
+            ChangeType changeType,
+            Map<String, Object> keys,
+            Map<String, Object> newValues,
+            Map<String, Object> oldValues,
+            Instant commitTimestamp,
+            String serverTransactionId,
+            String recordSequence,
+            int modNumber,
+            String transactionTag,
+            boolean systemTransaction,
+            String partitionToken,
+            long numberOfRecordsInTransaction,
+            long numberOfPartitionsInTransaction,
+            String valueCaptureType,
+            Map<String, String> columnTypes) {
         this.table = table;
         this.changeType = changeType;
         this.keys = new LinkedHashMap<>(keys);
@@ -77,6 +122,7 @@ public final class ChangeEvent implements Serializable {
         this.numberOfRecordsInTransaction = numberOfRecordsInTransaction;
         this.numberOfPartitionsInTransaction = numberOfPartitionsInTransaction;
         this.valueCaptureType = valueCaptureType;
+        this.columnTypes = new LinkedHashMap<>(columnTypes);
     }
 
     public String getTable() {
@@ -87,7 +133,7 @@ public final class ChangeEvent implements Serializable {
         return changeType;
     }
 
-    /** Primary key columns to values, in key order. */
+    /** Primary key columns to values, in the table's column order. */
     public Map<String, Object> getKeys() {
         return Collections.unmodifiableMap(keys);
     }
@@ -144,6 +190,18 @@ public final class ChangeEvent implements Serializable {
         return valueCaptureType;
     }
 
+    /**
+     * The columns the change record describes, in table order (ordinal position), each with its
+     * Spanner type as {@link SpannerTypeNames} spells it: key columns (also in {@link #getKeys()})
+     * and the tracked non-key columns, including those whose value the capture type leaves out (a
+     * DELETE under NEW_ROW). For an UPDATE under NEW_VALUES or OLD_AND_NEW_VALUES Spanner describes
+     * only the key and written columns. Empty for events built without types.
+     */
+    public Map<String, String> getColumnTypes() {
+        // null after Java deserialization of an event written before the field existed
+        return columnTypes == null ? Map.of() : Collections.unmodifiableMap(columnTypes);
+    }
+
     @Override
     public boolean equals(Object o) {
         if (!(o instanceof ChangeEvent)) {
@@ -164,7 +222,8 @@ public final class ChangeEvent implements Serializable {
                 && Objects.equals(recordSequence, e.recordSequence)
                 && Objects.equals(transactionTag, e.transactionTag)
                 && Objects.equals(partitionToken, e.partitionToken)
-                && Objects.equals(valueCaptureType, e.valueCaptureType);
+                && Objects.equals(valueCaptureType, e.valueCaptureType)
+                && Objects.equals(columnTypes, e.columnTypes);
     }
 
     @Override

@@ -28,7 +28,8 @@ import org.apache.flink.types.StringValue;
  * timestamp as a presence byte, then epoch second (long) and nanos (int); modNumber (int),
  * systemTransaction (boolean), numberOfRecordsInTransaction and numberOfPartitionsInTransaction
  * (long); then the maps keys, newValues and oldValues, each as its size (int) and, in iteration
- * order, the column name (string) and the value. A value is a one-byte tag and its payload:
+ * order, the column name (string) and the value; then the column types as their count (int) and, in
+ * order, name and type name (strings). A value is a one-byte tag and its payload:
  *
  * <table>
  *   <caption>Value encoding</caption>
@@ -112,7 +113,8 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
                 from.getPartitionToken(),
                 from.getNumberOfRecordsInTransaction(),
                 from.getNumberOfPartitionsInTransaction(),
-                from.getValueCaptureType());
+                from.getValueCaptureType(),
+                from.getColumnTypes());
     }
 
     @Override
@@ -146,6 +148,12 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
         writeValues(e.getKeys(), "keys", out);
         writeValues(e.getNewValues(), "newValues", out);
         writeValues(e.getOldValues(), "oldValues", out);
+        Map<String, String> columnTypes = e.getColumnTypes();
+        out.writeInt(columnTypes.size());
+        for (Map.Entry<String, String> c : columnTypes.entrySet()) {
+            StringValue.writeString(c.getKey(), out);
+            StringValue.writeString(c.getValue(), out);
+        }
     }
 
     @Override
@@ -165,6 +173,11 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
         Map<String, Object> keys = readValues(in);
         Map<String, Object> newValues = readValues(in);
         Map<String, Object> oldValues = readValues(in);
+        int columnCount = in.readInt();
+        Map<String, String> columnTypes = new LinkedHashMap<>();
+        for (int i = 0; i < columnCount; i++) {
+            columnTypes.put(StringValue.readString(in), StringValue.readString(in));
+        }
         return new ChangeEvent(
                 table,
                 changeType,
@@ -180,7 +193,8 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
                 partitionToken,
                 numberOfRecordsInTransaction,
                 numberOfPartitionsInTransaction,
-                valueCaptureType);
+                valueCaptureType,
+                columnTypes);
     }
 
     @Override

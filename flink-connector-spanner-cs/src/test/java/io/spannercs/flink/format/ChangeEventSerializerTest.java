@@ -265,8 +265,9 @@ class ChangeEventSerializerTest extends SerializerTestBase<ChangeEvent> {
     void unknownTagFailsTheRead() throws IOException {
         byte[] bytes =
                 serialize(event(ChangeType.INSERT, values("Id", 1L), values(), values(), "t"));
-        // The tag of Id's value, before the long and the sizes of newValues and oldValues.
-        bytes[bytes.length - 1 - 8 - 4 - 4] = 99;
+        // The tag of Id's value, before the long, the sizes of newValues and oldValues and the
+        // column type count.
+        bytes[bytes.length - 1 - 8 - 4 - 4 - 4] = 99;
         assertThatThrownBy(
                         () ->
                                 ChangeEventSerializer.INSTANCE.deserialize(
@@ -294,7 +295,8 @@ class ChangeEventSerializerTest extends SerializerTestBase<ChangeEvent> {
                         "p",
                         5,
                         6,
-                        "NEW_ROW");
+                        "NEW_ROW",
+                        java.util.Map.of("Id", "INT64"));
 
         String hex =
                 "0254" // table "T": length + 1, chars
@@ -331,7 +333,10 @@ class ChangeEventSerializerTest extends SerializerTestBase<ChangeEvent> {
                         + "04"
                         + "00000001"
                         + "f1"
-                        + "00000001"; // C: -15 scale 1
+                        + "00000001" // C: -15 scale 1
+                        + "00000001" // column types: 1
+                        + "034964"
+                        + "06494e543634"; // Id: "INT64"
 
         assertThat(HexFormat.of().formatHex(serialize(e))).isEqualTo(hex);
         assertThat(roundTrip(e)).isEqualTo(e);

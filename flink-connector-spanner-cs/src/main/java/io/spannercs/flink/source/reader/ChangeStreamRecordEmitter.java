@@ -3,6 +3,7 @@ package io.spannercs.flink.source.reader;
 import io.spannercs.flink.format.ChangeEvent;
 import io.spannercs.flink.format.ChangeEventDeserializer;
 import io.spannercs.flink.format.ChangeType;
+import io.spannercs.flink.format.SpannerTypeNames;
 import io.spannercs.flink.format.SpannerValues;
 import io.spannercs.flink.source.ChangeFilter;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
@@ -109,6 +110,7 @@ public final class ChangeStreamRecordEmitter<T>
         }
         List<ColumnInfo> columns = new ArrayList<>(d.columns());
         columns.sort(Comparator.comparingLong(ColumnInfo::ordinalPosition));
+        Map<String, String> columnTypes = columnTypes(columns);
         long timestampMillis = Math.floorDiv(d.timestampMicros(), 1000);
         Instant commit =
                 Instant.ofEpochSecond(
@@ -138,10 +140,18 @@ public final class ChangeStreamRecordEmitter<T>
                             state.token(),
                             d.numberOfRecordsInTransaction(),
                             d.numberOfPartitionsInTransaction(),
-                            d.valueCaptureType());
+                            d.valueCaptureType(),
+                            columnTypes);
             deserializer.deserialize(event, collector);
         }
         state.advanceTo(d.timestampMicros(), d.recordSequence());
+    }
+
+    /** Type names of the columns (in table order), as formats need a stable layout. */
+    private static Map<String, String> columnTypes(List<ColumnInfo> ordered) {
+        Map<String, String> out = new LinkedHashMap<>();
+        ordered.forEach(c -> out.put(c.name(), SpannerTypeNames.of(c.type())));
+        return out;
     }
 
     /**
