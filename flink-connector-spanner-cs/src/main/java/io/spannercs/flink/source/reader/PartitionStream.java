@@ -157,17 +157,22 @@ final class PartitionStream {
                     decoder = ChangeRecordDecoder.forColumnType(rs.getColumnType(0));
                 }
                 List<ChangeRecord> records = decoder.decode(rs);
+                boolean wasEmpty;
                 synchronized (this) {
                     if (query != generation) {
                         return; // superseded or closed
                     }
+                    wasEmpty = buffer.isEmpty();
                     for (ChangeRecord r : records) {
                         accept(r);
                     }
                     attempts = 0;
                 }
-                // Never under this stream's lock: the fetcher takes locks the other way.
-                onData.run();
+                // Only the first record needs to wake the fetcher: it drains until the buffer is
+                // empty. Never under this stream's lock: the fetcher takes locks the other way.
+                if (wasEmpty) {
+                    onData.run();
+                }
                 if (!awaitRoom(query)) {
                     return;
                 }
