@@ -2,6 +2,8 @@ package io.spannercs.flink.format.datastream;
 
 import io.spannercs.flink.format.ChangeEvent;
 import io.spannercs.flink.format.ChangeType;
+import java.io.IOException;
+import java.io.ObjectInputStream;
 import java.io.Serializable;
 import java.time.Clock;
 import java.time.Instant;
@@ -42,13 +44,16 @@ public final class DatastreamJsonSerializer implements Serializable {
     private final Clock clock;
 
     /** Schema keys of declared tables, computed once each. */
-    private transient Map<String, String> schemaKeys;
+    private transient Map<String, String> schemaKeys = new ConcurrentHashMap<>();
 
     /** Writes {@code read_timestamp} from the system clock. */
     public DatastreamJsonSerializer(DatastreamContext context) {
         this(context, Clock.systemUTC());
     }
 
+    /**
+     * @param clock gives {@code read_timestamp}; a fixed clock makes output reproducible in tests
+     */
     public DatastreamJsonSerializer(DatastreamContext context, Clock clock) {
         this.context = context;
         this.clock = clock;
@@ -146,6 +151,11 @@ public final class DatastreamJsonSerializer implements Serializable {
         m.put("partition_token", e.getPartitionToken());
     }
 
+    private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
+        in.defaultReadObject();
+        schemaKeys = new ConcurrentHashMap<>();
+    }
+
     static boolean isNumericSequence(String sequence) {
         return !sequence.isEmpty()
                 && sequence.length() <= MAX_NUMERIC_SEQUENCE_DIGITS
@@ -174,9 +184,6 @@ public final class DatastreamJsonSerializer implements Serializable {
             e.getNewValues().keySet().forEach(c -> carried.put(c, UNKNOWN_TYPE));
             e.getOldValues().keySet().forEach(c -> carried.put(c, UNKNOWN_TYPE));
             return SchemaKey.of(carried);
-        }
-        if (schemaKeys == null) {
-            schemaKeys = new ConcurrentHashMap<>();
         }
         return schemaKeys.computeIfAbsent(e.getTable(), t -> SchemaKey.of(types));
     }

@@ -20,6 +20,9 @@ import org.apache.flink.annotation.PublicEvolving;
 public final class EventUuids {
     private EventUuids() {}
 
+    /**
+     * @param databasePath {@code projects/P/instances/I/databases/D}
+     */
     public static UUID of(
             String databasePath, String serverTransactionId, String recordSequence, int modNumber) {
         String name =
