@@ -1,0 +1,39 @@
+package io.spannercs.flink.format.datastream;
+
+import java.nio.charset.StandardCharsets;
+import java.util.UUID;
+import org.apache.flink.annotation.PublicEvolving;
+
+/**
+ * Datastream's {@code uuid}, derived from the change itself so that reading a change again (after a
+ * failure, or by a second job) gives the same uuid and duplicates can be dropped by it. Datastream
+ * itself draws a fresh uuid per read, which its documentation warns about.
+ *
+ * <p>The uuid is the name-based (version 3) UUID of the UTF-8 text {@code
+ * "spanner-cs/<database>/<server transaction id>/<record sequence key>/<mod number>"}, where {@code
+ * <database>} is {@code projects/P/instances/I/databases/D} and the record sequence key is {@link
+ * SortKeys#recordSequenceKey}, so that zero padding cannot make two uuids of one change. Spanner's
+ * transaction ids are globally unique; the database is part of the name because emulators number
+ * transactions from 1 in every database.
+ */
+@PublicEvolving
+public final class EventUuids {
+    private EventUuids() {}
+
+    /**
+     * @param databasePath {@code projects/P/instances/I/databases/D}
+     */
+    public static UUID of(
+            String databasePath, String serverTransactionId, String recordSequence, int modNumber) {
+        String name =
+                "spanner-cs/"
+                        + databasePath
+                        + "/"
+                        + serverTransactionId
+                        + "/"
+                        + SortKeys.recordSequenceKey(recordSequence)
+                        + "/"
+                        + modNumber;
+        return UUID.nameUUIDFromBytes(name.getBytes(StandardCharsets.UTF_8));
+    }
+}
