@@ -23,6 +23,16 @@ final class GroundTruth {
     /** Identities of every change the stream records in [start, end], in commit order. */
     static List<String> expected(
             EmulatedDatabase db, String stream, long startMicros, long endMicros) {
+        return expected(db, stream, startMicros, endMicros, (txn, change) -> true);
+    }
+
+    /** Like {@link #expected}, keeping only the changes {@code keep} accepts. */
+    static List<String> expected(
+            EmulatedDatabase db,
+            String stream,
+            long startMicros,
+            long endMicros,
+            java.util.function.BiPredicate<CommittedTransaction, RowChange> keep) {
         ChangeStreamDef def = db.changeStream(stream).def();
         List<String> out = new ArrayList<>();
         for (CommittedTransaction txn : db.groundTruth()) {
@@ -35,6 +45,9 @@ final class GroundTruth {
                     continue;
                 }
                 if (c.modType().name().equals("UPDATE") && !writesWatchedColumn(def, c)) {
+                    continue;
+                }
+                if (!keep.test(txn, c)) {
                     continue;
                 }
                 Map<String, Object> keys = new LinkedHashMap<>();
