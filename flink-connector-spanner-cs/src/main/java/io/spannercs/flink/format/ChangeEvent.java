@@ -148,6 +148,28 @@ public final class ChangeEvent implements Serializable {
         return Collections.unmodifiableMap(oldValues);
     }
 
+    /**
+     * The whole row before the change (keys first), where the value capture type lets it be
+     * rebuilt, else an empty map: a DELETE under OLD_AND_NEW_VALUES or NEW_ROW_AND_OLD_VALUES
+     * (Spanner records every column's old value), and an UPDATE under NEW_ROW_AND_OLD_VALUES (the
+     * full new row, with the written columns' old values put back). Under OLD_AND_NEW_VALUES an
+     * UPDATE records old values of the written columns only, and the other columns are unknown.
+     */
+    public Map<String, Object> getOldRow() {
+        boolean newRowAndOld = "NEW_ROW_AND_OLD_VALUES".equals(valueCaptureType);
+        boolean oldAndNew = "OLD_AND_NEW_VALUES".equals(valueCaptureType);
+        Map<String, Object> row = new LinkedHashMap<>(keys);
+        if (changeType == ChangeType.DELETE && (newRowAndOld || oldAndNew)) {
+            row.putAll(oldValues);
+        } else if (changeType == ChangeType.UPDATE && newRowAndOld) {
+            row.putAll(newValues);
+            row.putAll(oldValues);
+        } else {
+            return Map.of();
+        }
+        return Collections.unmodifiableMap(row);
+    }
+
     public Instant getCommitTimestamp() {
         return commitTimestamp;
     }
