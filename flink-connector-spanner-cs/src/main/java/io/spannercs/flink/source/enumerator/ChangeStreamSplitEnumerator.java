@@ -90,7 +90,7 @@ public final class ChangeStreamSplitEnumerator
         this.barrierTimeouts =
                 new BarrierTimeoutMonitor(
                         config.barrierTimeout().toMillis(), metrics.barrierTimeouts());
-        metrics.update(graph);
+        metrics.update(graph, clockMillis.getAsLong());
     }
 
     @Override
@@ -114,7 +114,10 @@ public final class ChangeStreamSplitEnumerator
         }
         context.callAsync(
                 () -> null,
-                (ignored, error) -> barrierTimeouts.check(graph, clockMillis.getAsLong()),
+                (ignored, error) -> {
+                    barrierTimeouts.check(graph, clockMillis.getAsLong());
+                    metrics.update(graph, clockMillis.getAsLong()); // waits grow without events
+                },
                 BARRIER_CHECK_INTERVAL_MILLIS,
                 BARRIER_CHECK_INTERVAL_MILLIS);
     }
@@ -279,7 +282,7 @@ public final class ChangeStreamSplitEnumerator
         }
         graph.prune();
         signalNoMoreSplitsIfDone();
-        metrics.update(graph);
+        metrics.update(graph, clockMillis.getAsLong());
     }
 
     private void assignReadyPartitions() {
@@ -321,11 +324,13 @@ public final class ChangeStreamSplitEnumerator
                 continue;
             }
             graph.removeBarrier(b.token());
+            long waited = clockMillis.getAsLong() - b.sinceMillis();
+            metrics.barrierReleased(waited);
             LOG.debug(
                     "Releasing partition {} at {} after {} ms",
                     b.token(),
                     TimeFormat.micros(b.micros()),
-                    clockMillis.getAsLong() - b.sinceMillis());
+                    waited);
             release(target, b.token(), b.micros());
         }
     }

@@ -14,6 +14,8 @@ final class EnumeratorMetrics {
     private volatile long unassignedPartitions;
     private volatile long pendingBarriers;
     private volatile long lowWatermarkMicros = Long.MIN_VALUE;
+    private volatile long lastBarrierWaitMillis;
+    private volatile long longestPendingBarrierWaitMillis;
 
     EnumeratorMetrics(SplitEnumeratorMetricGroup group) {
         barrierTimeouts = group.counter("barrierTimeouts");
@@ -21,6 +23,10 @@ final class EnumeratorMetrics {
         group.gauge("unassignedPartitions", (Gauge<Long>) () -> unassignedPartitions);
         group.gauge("pendingBarriers", (Gauge<Long>) () -> pendingBarriers);
         group.gauge("lowWatermarkMicros", (Gauge<Long>) () -> lowWatermarkMicros);
+        group.gauge("lastBarrierWaitMillis", (Gauge<Long>) () -> lastBarrierWaitMillis);
+        group.gauge(
+                "longestPendingBarrierWaitMillis",
+                (Gauge<Long>) () -> longestPendingBarrierWaitMillis);
         group.setUnassignedSplitsGauge(() -> unassignedPartitions);
     }
 
@@ -28,7 +34,17 @@ final class EnumeratorMetrics {
         return barrierTimeouts;
     }
 
-    void update(PartitionGraph graph) {
+    /** How long the barrier released last had waited, from its report to its release. */
+    void barrierReleased(long waitedMillis) {
+        lastBarrierWaitMillis = waitedMillis;
+    }
+
+    void update(PartitionGraph graph, long nowMillis) {
+        long longest = 0;
+        for (PendingBarrier b : graph.barriers()) {
+            longest = Math.max(longest, nowMillis - b.sinceMillis());
+        }
+        longestPendingBarrierWaitMillis = longest;
         knownPartitions = graph.partitions().size();
         unassignedPartitions = graph.count(PartitionStatus.UNASSIGNED);
         pendingBarriers = graph.barriers().size();

@@ -76,7 +76,9 @@ public final class ChangeStreamRecordEmitter<T>
         if (element.isTick() || !(element.record() instanceof DataChangeRecord)) {
             numRecordsIn.dec();
         } else {
-            numRecordsIn.inc(((DataChangeRecord) element.record()).mods().size() - 1L);
+            int mods = ((DataChangeRecord) element.record()).mods().size();
+            numRecordsIn.inc(mods - 1L);
+            shared.countRowChanges(mods);
         }
         if (!element.isTick()) {
             ChangeRecord r = element.record();

@@ -141,6 +141,7 @@ public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord,
         if (query == null && !change.splits().isEmpty()) {
             // Once per reader, on the fetcher thread: dialect and partition mode of the stream.
             query = ChangeStreamQuery.detect(client, config);
+            shared.setPartitionMode(query.partitionMode());
         }
         for (PartitionSplit split : change.splits()) {
             streams.put(

@@ -1,9 +1,12 @@
 package io.spannercs.flink.source.reader;
 
+import io.spannercs.flink.source.config.SpannerSourceConfig;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.SimpleCounter;
 
 /**
  * What the reader's task thread tells the fetcher thread: released barriers and the enumerator's
@@ -16,6 +19,31 @@ public final class ReaderSharedState {
     private final AtomicLong lowWatermarkVersion = new AtomicLong();
     private final AtomicLong fetchLagMillis = new AtomicLong(-1);
     private final AtomicLong queryRestarts = new AtomicLong();
+
+    // Row changes read, by the partition mode the stream was detected to have.
+    private final Counter mutableKeyRangeRecords = new SimpleCounter();
+    private final Counter immutableKeyRangeRecords = new SimpleCounter();
+    private volatile SpannerSourceConfig.PartitionMode partitionMode;
+
+    void setPartitionMode(SpannerSourceConfig.PartitionMode mode) {
+        this.partitionMode = mode;
+    }
+
+    /** Counts row changes read, under the stream's partition mode. */
+    void countRowChanges(int n) {
+        (partitionMode == SpannerSourceConfig.PartitionMode.MUTABLE_KEY_RANGE
+                        ? mutableKeyRangeRecords
+                        : immutableKeyRangeRecords)
+                .inc(n);
+    }
+
+    Counter mutableKeyRangeRecords() {
+        return mutableKeyRangeRecords;
+    }
+
+    Counter immutableKeyRangeRecords() {
+        return immutableKeyRangeRecords;
+    }
 
     // Wakes the fetcher thread; set by the split reader.
     private volatile Runnable fetcherWakeUp = () -> {};

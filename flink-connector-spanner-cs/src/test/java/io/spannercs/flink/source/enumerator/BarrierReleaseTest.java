@@ -73,6 +73,20 @@ class BarrierReleaseTest {
     }
 
     @Test
+    void measuresHowLongBarriersWait() throws Throwable {
+        blockBAtT();
+        h.clockMillis.addAndGet(700);
+        h.checkBarrierTimeouts(); // the periodic check refreshes the gauges
+        assertThat(h.metric("longestPendingBarrierWaitMillis")).isEqualTo(700);
+
+        h.clockMillis.addAndGet(50);
+        progress(Map.of("a", T, "c", T, "d", T));
+
+        assertThat(h.metric("lastBarrierWaitMillis")).isEqualTo(750);
+        assertThat(h.metric("longestPendingBarrierWaitMillis")).isZero();
+    }
+
+    @Test
     void progressJustBelowTheBarrierIsNotEnough() throws Exception {
         blockBAtT();
         progress(Map.of("a", T - 1, "c", T - 1, "d", T - 1));

@@ -1,0 +1,97 @@
+package io.spannercs.flink.source;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.spannercs.emulator.SpannerEmulator;
+import io.spannercs.emulator.workload.WorkloadConfig;
+import io.spannercs.emulator.workload.WorkloadGenerator;
+import io.spannercs.flink.format.ChangeEvent;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Metric;
+import org.apache.flink.runtime.testutils.InMemoryReporter;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The reader's counters, read through a metric reporter: row changes per partition mode, and the
+ * changes the filter dropped, against the ground truth.
+ */
+@org.junit.jupiter.api.Timeout(value = 3, unit = java.util.concurrent.TimeUnit.MINUTES)
+class ReaderMetricsITCase {
+    private static final InMemoryReporter REPORTER = InMemoryReporter.createWithRetainedMetrics();
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(2)
+                            .setConfiguration(REPORTER.addToConfiguration(new Configuration()))
+                            .build());
+
+    private static final String DDL =
+            "CREATE TABLE Orders (OrderId INT64 NOT NULL, Customer STRING(MAX)) PRIMARY KEY"
+                    + " (OrderId);\n"
+                    + "CREATE TABLE Items (Id INT64 NOT NULL, Name STRING(MAX)) PRIMARY KEY (Id);\n"
+                    + "CREATE CHANGE STREAM mutable_cs FOR ALL OPTIONS (partition_mode ="
+                    + " 'MUTABLE_KEY_RANGE');\n"
+                    + "CREATE CHANGE STREAM legacy_cs FOR ALL;\n";
+
+    @ParameterizedTest
+    @ValueSource(strings = {"mutable_cs", "legacy_cs"})
+    void countsRowChangesByModeAndWhatTheFilterDropped(String stream) throws Exception {
+        try (SpannerEmulator emulator =
+                SpannerEmulator.builder().ddl(DDL).initialPartitions(2).start()) {
+            Instant start = Instant.now();
+            WorkloadGenerator workload =
+                    new WorkloadGenerator(
+                            emulator.database(),
+                            WorkloadConfig.builder().transactionsPerSecond(200).seed(3).build());
+            workload.start();
+            Thread.sleep(1500);
+            workload.stop();
+            Instant end = Instant.now();
+
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+            env.setParallelism(2);
+            SpannerChangeStreamSource<ChangeEvent> source =
+                    EmulatorSources.builder(emulator, stream, start, end)
+                            .setFilter(ChangeFilter.builder().include("Orders").build())
+                            .build();
+            env.fromSource(source, WatermarkStrategy.noWatermarks(), "spanner")
+                    .sinkTo(new DiscardingSink<>());
+            JobID job = env.execute("metrics of " + stream).getJobID();
+
+            long micros0 = EmulatorSources.micros(start);
+            long micros1 = EmulatorSources.micros(end);
+            List<String> all = GroundTruth.expected(emulator.database(), stream, micros0, micros1);
+            long orders = all.stream().filter(i -> i.contains("|Orders|")).count();
+            assertThat(orders).isPositive().isLessThan(all.size());
+            boolean mutable = stream.startsWith("mutable");
+            assertThat(sum(job, "numRecordsMutableKeyRange")).isEqualTo(mutable ? all.size() : 0);
+            assertThat(sum(job, "numRecordsImmutableKeyRange")).isEqualTo(mutable ? 0 : all.size());
+            assertThat(sum(job, "numRecordsFiltered")).isEqualTo(all.size() - orders);
+        }
+    }
+
+    private static long sum(JobID job, String name) {
+        long total = 0;
+        for (Map.Entry<String, Metric> e : REPORTER.findMetrics(job, name).entrySet()) {
+            if (e.getValue() instanceof Counter c) {
+                total += c.getCount();
+            }
+        }
+        return total;
+    }
+}
