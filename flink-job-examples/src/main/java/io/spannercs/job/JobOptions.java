@@ -1,0 +1,189 @@
+package io.spannercs.job;
+
+import io.spannercs.flink.source.ChangeFilter;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.util.TimeUtils;
+
+/**
+ * The job's command-line flags, {@code --name value}, checked all at once: every problem is named
+ * in one message.
+ */
+public final class JobOptions {
+    /** Output formats: Datastream JSON lines, or Avro container files. */
+    public enum Format {
+        JSON,
+        AVRO
+    }
+
+    static final Map<String, String> FLAGS = new LinkedHashMap<>();
+
+    static {
+        FLAGS.put("project", "Google Cloud project of the database (required)");
+        FLAGS.put("instance", "Spanner instance (required)");
+        FLAGS.put("database", "Spanner database (required)");
+        FLAGS.put("change-stream", "change stream to read (required)");
+        FLAGS.put("emulator-host", "host:port of a Spanner emulator instead of Spanner");
+        FLAGS.put("credentials", "service account key FILE (default: application credentials)");
+        FLAGS.put("start-timestamp", "first commit time read, RFC 3339 (default: now)");
+        FLAGS.put("end-timestamp", "last commit time read, RFC 3339; makes the job finish");
+        FLAGS.put("output", "DIR for the files, one folder per table (required)");
+        FLAGS.put("format", "json (Datastream events, one per line) or avro (default json)");
+        FLAGS.put("tables", "table RULES, e.g. -/.*_audit,Orders(Customer Amount),/Inv.*");
+        FLAGS.put("parallelism", "N source subtasks (default: the cluster's)");
+        FLAGS.put(
+                "checkpoint-interval", "DURATION between checkpoints; files commit on them (10s)");
+    }
+
+    final String project;
+    final String instance;
+    final String database;
+    final String changeStream;
+    final String emulatorHost;
+    final String credentials;
+    final Instant start;
+    final Instant end;
+    final String output;
+    final Format format;
+    final ChangeFilter tables;
+    final Integer parallelism;
+    final Duration checkpointInterval;
+
+    private JobOptions(Map<String, String> v, List<String> problems) {
+        project = required(v, "project", problems);
+        instance = required(v, "instance", problems);
+        database = required(v, "database", problems);
+        changeStream = required(v, "change-stream", problems);
+        output = required(v, "output", problems);
+        emulatorHost = v.get("emulator-host");
+        credentials = v.get("credentials");
+        start = instant(v, "start-timestamp", problems);
+        end = instant(v, "end-timestamp", problems);
+        format = format(v.getOrDefault("format", "json"), problems);
+        tables = tables(v.get("tables"), problems);
+        parallelism = positiveInt(v, "parallelism", problems);
+        checkpointInterval = duration(v.getOrDefault("checkpoint-interval", "10s"), problems);
+    }
+
+    /**
+     * @throws IllegalArgumentException naming every unknown, missing or malformed flag
+     */
+    public static JobOptions parse(String[] args) {
+        Map<String, String> values = new LinkedHashMap<>();
+        List<String> problems = new ArrayList<>();
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            if (!a.startsWith("--")) {
+                problems.add("unexpected argument '" + a + "' (flags are --name value)");
+                continue;
+            }
+            String name = a.substring(2);
+            String value = null;
+            int eq = name.indexOf('=');
+            if (eq >= 0) {
+                value = name.substring(eq + 1);
+                name = name.substring(0, eq);
+            } else if (i + 1 < args.length && !args[i + 1].startsWith("--")) {
+                value = args[++i];
+            }
+            if (!FLAGS.containsKey(name)) {
+                problems.add("unknown flag --" + name);
+            } else if (value == null) {
+                problems.add("--" + name + " needs a value");
+            } else {
+                values.put(name, value);
+            }
+        }
+        JobOptions options = new JobOptions(values, problems);
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException(
+                    "Invalid flags: " + String.join("; ", problems) + ". See --help.");
+        }
+        return options;
+    }
+
+    /** What {@code --help} prints. */
+    public static String usage() {
+        StringBuilder sb =
+                new StringBuilder(
+                        "Reads a Spanner change stream and writes Datastream-style files per"
+                                + " table, exactly once.\n\nFlags:\n");
+        FLAGS.forEach((n, d) -> sb.append(String.format("  --%-22s %s%n", n, d)));
+        return sb.toString();
+    }
+
+    private static String required(Map<String, String> v, String name, List<String> problems) {
+        String s = v.get(name);
+        if (s == null || s.isBlank()) {
+            problems.add("--" + name + " is required");
+        }
+        return s;
+    }
+
+    private static Instant instant(Map<String, String> v, String name, List<String> problems) {
+        String s = v.get(name);
+        if (s == null) {
+            return null;
+        }
+        try {
+            return Instant.parse(s);
+        } catch (DateTimeParseException e) {
+            problems.add(
+                    "--" + name + " '" + s + "' is not an RFC 3339 time like 2026-01-02T03:04:05Z");
+            return null;
+        }
+    }
+
+    private static Format format(String s, List<String> problems) {
+        try {
+            return Format.valueOf(s.toUpperCase(java.util.Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            problems.add("--format must be json or avro, got '" + s + "'");
+            return null;
+        }
+    }
+
+    private static ChangeFilter tables(String s, List<String> problems) {
+        try {
+            return ChangeFilter.parse(s);
+        } catch (IllegalArgumentException e) {
+            problems.add("--tables: " + e.getMessage());
+            return null;
+        }
+    }
+
+    private static Integer positiveInt(Map<String, String> v, String name, List<String> problems) {
+        String s = v.get(name);
+        if (s == null) {
+            return null;
+        }
+        try {
+            int n = Integer.parseInt(s);
+            if (n > 0) {
+                return n;
+            }
+        } catch (NumberFormatException ignored) {
+            // reported below
+        }
+        problems.add("--" + name + " must be a positive number, got '" + s + "'");
+        return null;
+    }
+
+    private static Duration duration(String s, List<String> problems) {
+        try {
+            Duration d = TimeUtils.parseDuration(s);
+            if (!d.isNegative() && !d.isZero()) {
+                return d;
+            }
+        } catch (IllegalArgumentException ignored) {
+            // reported below
+        }
+        problems.add("--checkpoint-interval must be a positive duration like 10s, got '" + s + "'");
+        return null;
+    }
+}

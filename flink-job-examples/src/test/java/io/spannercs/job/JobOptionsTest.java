@@ -1,0 +1,83 @@
+package io.spannercs.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+class JobOptionsTest {
+
+    @Test
+    void namesEveryMissingUnknownAndMalformedFlag() {
+        assertThatThrownBy(
+                        () ->
+                                JobOptions.parse(
+                                        new String[] {
+                                            "--project",
+                                            "p",
+                                            "--colour",
+                                            "red",
+                                            "--format",
+                                            "xml",
+                                            "--parallelism",
+                                            "0",
+                                            "--start-timestamp",
+                                            "yesterday",
+                                            "--tables",
+                                            "/Orders["
+                                        }))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("--instance is required")
+                .hasMessageContaining("--database is required")
+                .hasMessageContaining("--change-stream is required")
+                .hasMessageContaining("--output is required")
+                .hasMessageContaining("unknown flag --colour")
+                .hasMessageContaining("--format must be json or avro")
+                .hasMessageContaining("--parallelism must be a positive number")
+                .hasMessageContaining("--start-timestamp 'yesterday'")
+                .hasMessageContaining("--tables")
+                .hasMessageContaining("'/Orders['");
+    }
+
+    @Test
+    void readsEveryFlag() {
+        JobOptions o =
+                JobOptions.parse(
+                        new String[] {
+                            "--project",
+                            "p",
+                            "--instance",
+                            "i",
+                            "--database",
+                            "d",
+                            "--change-stream",
+                            "cs",
+                            "--output",
+                            "/tmp/out",
+                            "--format=avro",
+                            "--emulator-host",
+                            "127.0.0.1:9010",
+                            "--start-timestamp",
+                            "2026-01-02T03:04:05Z",
+                            "--end-timestamp",
+                            "2026-01-02T04:04:05Z",
+                            "--tables",
+                            "Orders",
+                            "--parallelism",
+                            "3",
+                            "--checkpoint-interval",
+                            "2s"
+                        });
+        assertThat(o.format).isEqualTo(JobOptions.Format.AVRO);
+        assertThat(o.parallelism).isEqualTo(3);
+        assertThat(o.checkpointInterval).hasSeconds(2);
+        assertThat(o.end).isAfter(o.start);
+        assertThat(o.tables.isAll()).isFalse();
+    }
+
+    @Test
+    void usageListsEveryFlag() {
+        String usage = JobOptions.usage();
+        JobOptions.FLAGS.keySet().forEach(f -> assertThat(usage).contains("--" + f));
+    }
+}
