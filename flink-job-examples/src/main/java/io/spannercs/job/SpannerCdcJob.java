@@ -27,6 +27,10 @@ public final class SpannerCdcJob {
             System.out.print(JobOptions.usage());
             return;
         }
+        if (!Arrays.asList(args).contains("--project")) {
+            runDemo(args);
+            return;
+        }
         JobOptions options;
         try {
             options = JobOptions.parse(args);
@@ -38,6 +42,28 @@ public final class SpannerCdcJob {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         attach(env, options);
         env.execute("Spanner change stream " + options.changeStream + " to " + options.output);
+    }
+
+    /** The demo: no --project; only --duration and --output may be given. */
+    private static void runDemo(String[] args) throws Exception {
+        java.time.Duration duration = null;
+        java.nio.file.Path output = Demo.defaultOutput();
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--duration") && i + 1 < args.length) {
+                duration = org.apache.flink.util.TimeUtils.parseDuration(args[++i]);
+            } else if (args[i].equals("--output") && i + 1 < args.length) {
+                output = java.nio.file.Paths.get(args[++i]);
+            } else {
+                System.err.println(
+                        "Without --project this is the demo, which takes only --duration and"
+                                + " --output; got '"
+                                + args[i]
+                                + "'. See --help for the job's flags.");
+                System.exit(2);
+            }
+        }
+        Demo.run(duration, output, System.out);
+        System.exit(0); // Flink's local cluster and gRPC leave non-daemon threads behind
     }
 
     /** Adds the source and the file sink to the environment, and configures checkpointing. */

@@ -1,0 +1,78 @@
+package io.spannercs.job;
+
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.Metric;
+import org.apache.flink.metrics.MetricConfig;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.metrics.reporter.MetricReporter;
+import org.apache.flink.metrics.reporter.MetricReporterFactory;
+
+/**
+ * A metric reporter for the demo's local Flink: it keeps the source's metrics so that the demo can
+ * print progress. Sums counters and gauges of the same name over subtasks.
+ */
+public final class DemoMetrics implements MetricReporter {
+    private static final Map<String, Metric> METRICS = new ConcurrentHashMap<>();
+
+    /** Names of the metrics the demo prints. */
+    static final String[] WATCHED = {
+        "numRecordsIn",
+        "activePartitions",
+        "blockedPartitions",
+        "pendingBarriers",
+        "currentEmitEventTimeLag",
+        "knownPartitions"
+    };
+
+    @Override
+    public void open(MetricConfig config) {}
+
+    @Override
+    public void close() {}
+
+    @Override
+    public void notifyOfAddedMetric(Metric metric, String name, MetricGroup group) {
+        for (String w : WATCHED) {
+            if (w.equals(name)) {
+                METRICS.put(group.getMetricIdentifier(name), metric);
+            }
+        }
+    }
+
+    @Override
+    public void notifyOfRemovedMetric(Metric metric, String name, MetricGroup group) {
+        METRICS.remove(group.getMetricIdentifier(name));
+    }
+
+    /** The sum over subtasks of a counter or numeric gauge; for lags, the largest. */
+    static long value(String name) {
+        long sum = 0;
+        long max = 0;
+        for (Map.Entry<String, Metric> e : METRICS.entrySet()) {
+            if (!e.getKey().endsWith("." + name)) {
+                continue;
+            }
+            long v = 0;
+            if (e.getValue() instanceof Counter c) {
+                v = c.getCount();
+            } else if (e.getValue() instanceof Gauge<?> g && g.getValue() instanceof Number n) {
+                v = n.longValue();
+            }
+            sum += v;
+            max = Math.max(max, v);
+        }
+        return name.endsWith("Lag") ? max : sum;
+    }
+
+    /** Creates the reporter; named in the demo's Flink configuration. */
+    public static final class Factory implements MetricReporterFactory {
+        @Override
+        public MetricReporter createMetricReporter(Properties properties) {
+            return new DemoMetrics();
+        }
+    }
+}
