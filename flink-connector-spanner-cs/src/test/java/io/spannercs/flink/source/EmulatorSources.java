@@ -9,11 +9,11 @@ import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 
 /** What the end-to-end tests share: a two-slot MiniCluster and sources on an emulator. */
-final class EmulatorSources {
+public final class EmulatorSources {
     private EmulatorSources() {}
 
     /** One TaskManager with two slots, for jobs of parallelism 2. */
-    static MiniClusterExtension twoSlotCluster() {
+    public static MiniClusterExtension twoSlotCluster() {
         return new MiniClusterExtension(
                 new MiniClusterResourceConfiguration.Builder()
                         .setNumberTaskManagers(1)
@@ -22,7 +22,7 @@ final class EmulatorSources {
     }
 
     /** A builder for the stream over [start, end] on the emulator, with 100 ms heartbeats. */
-    static SpannerChangeStreamSourceBuilder<ChangeEvent> builder(
+    public static SpannerChangeStreamSourceBuilder<ChangeEvent> builder(
             SpannerEmulator emulator, String stream, Instant start, Instant end) {
         return SpannerChangeStreamSource.<ChangeEvent>builder()
                 .setProjectId(emulator.projectId())
@@ -36,7 +36,7 @@ final class EmulatorSources {
                 .setDeserializer(ChangeEventDeserializer.changeEvents());
     }
 
-    static long micros(Instant i) {
+    public static long micros(Instant i) {
         return i.getEpochSecond() * 1_000_000L + i.getNano() / 1000;
     }
 }

@@ -17,11 +17,11 @@ import java.util.Map;
  * The changes a source must emit, from the emulator's record of every commit: one identity per row
  * change (transaction, table, change type, key), to compare with what a job emitted.
  */
-final class GroundTruth {
+public final class GroundTruth {
     private GroundTruth() {}
 
     /** Identities of every change the stream records in [start, end], in commit order. */
-    static List<String> expected(
+    public static List<String> expected(
             EmulatedDatabase db, String stream, long startMicros, long endMicros) {
         return expected(db, stream, startMicros, endMicros, (txn, change) -> true);
     }
@@ -76,7 +76,7 @@ final class GroundTruth {
         return false;
     }
 
-    static String identity(ChangeEvent e) {
+    public static String identity(ChangeEvent e) {
         return identity(
                 e.getServerTransactionId(), e.getTable(), e.getChangeType().name(), e.getKeys());
     }
@@ -87,7 +87,7 @@ final class GroundTruth {
     }
 
     /** Table and key of an identity, to check order per key. */
-    static String rowOf(String identity) {
+    public static String rowOf(String identity) {
         String[] parts = identity.split("\\|", 4);
         return parts[1] + "|" + parts[3];
     }
