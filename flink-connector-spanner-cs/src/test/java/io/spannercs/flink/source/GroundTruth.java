@@ -17,17 +17,17 @@ import java.util.Map;
  * The changes a source must emit, from the emulator's record of every commit: one identity per row
  * change (transaction, table, change type, key), to compare with what a job emitted.
  */
-final class GroundTruth {
+public final class GroundTruth {
     private GroundTruth() {}
 
     /** Identities of every change the stream records in [start, end], in commit order. */
-    static List<String> expected(
+    public static List<String> expected(
             EmulatedDatabase db, String stream, long startMicros, long endMicros) {
         return expected(db, stream, startMicros, endMicros, (txn, change) -> true);
     }
 
     /** Like {@link #expected}, keeping only the changes {@code keep} accepts. */
-    static List<String> expected(
+    public static List<String> expected(
             EmulatedDatabase db,
             String stream,
             long startMicros,
@@ -76,13 +76,12 @@ final class GroundTruth {
         return false;
     }
 
-    static String identity(ChangeEvent e) {
+    public static String identity(ChangeEvent e) {
         return identity(
                 e.getServerTransactionId(), e.getTable(), e.getChangeType().name(), e.getKeys());
     }
 
-    private static String identity(
-            String txn, String table, String type, Map<String, Object> keys) {
+    public static String identity(String txn, String table, String type, Map<String, Object> keys) {
         return txn + "|" + table + "|" + type + "|" + keys;
     }
 
