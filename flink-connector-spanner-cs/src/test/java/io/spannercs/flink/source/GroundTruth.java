@@ -27,7 +27,7 @@ public final class GroundTruth {
     }
 
     /** Like {@link #expected}, keeping only the changes {@code keep} accepts. */
-    static List<String> expected(
+    public static List<String> expected(
             EmulatedDatabase db,
             String stream,
             long startMicros,
@@ -81,8 +81,7 @@ public final class GroundTruth {
                 e.getServerTransactionId(), e.getTable(), e.getChangeType().name(), e.getKeys());
     }
 
-    private static String identity(
-            String txn, String table, String type, Map<String, Object> keys) {
+    public static String identity(String txn, String table, String type, Map<String, Object> keys) {
         return txn + "|" + table + "|" + type + "|" + keys;
     }
 

@@ -1,0 +1,158 @@
+package io.spannercs.flink.table;
+
+import java.time.Duration;
+import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.DescribedEnum;
+import org.apache.flink.configuration.description.InlineElement;
+import org.apache.flink.configuration.description.TextElement;
+
+/** Options of the {@code spanner-cdc} SQL connector; see docs/sql.md. */
+@PublicEvolving
+public final class SpannerCdcOptions {
+    private SpannerCdcOptions() {}
+
+    public static final ConfigOption<String> PROJECT =
+            ConfigOptions.key("project")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("Google Cloud project of the Spanner instance.");
+
+    public static final ConfigOption<String> INSTANCE =
+            ConfigOptions.key("instance")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("Spanner instance id.");
+
+    public static final ConfigOption<String> DATABASE =
+            ConfigOptions.key("database")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("Spanner database id.");
+
+    public static final ConfigOption<String> CHANGE_STREAM =
+            ConfigOptions.key("change-stream")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("Name of the change stream to read.");
+
+    public static final ConfigOption<String> TABLE =
+            ConfigOptions.key("table")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Spanner table whose changes this SQL table holds, as change records"
+                                    + " name it (sales.Orders for a named schema).");
+
+    public static final ConfigOption<String> EMULATOR_HOST =
+            ConfigOptions.key("emulator-host")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("host:port of a Spanner emulator; no credentials are used.");
+
+    public static final ConfigOption<String> CREDENTIALS_FILE =
+            ConfigOptions.key("credentials-file")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Service account key file; default: application default credentials.");
+
+    public static final ConfigOption<String> DATABASE_ROLE =
+            ConfigOptions.key("database-role")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("Fine-grained access control role.");
+
+    public static final ConfigOption<StartupMode> SCAN_STARTUP_MODE =
+            ConfigOptions.key("scan.startup.mode")
+                    .enumType(StartupMode.class)
+                    .defaultValue(StartupMode.LATEST)
+                    .withDescription("Where to start reading the change stream.");
+
+    public static final ConfigOption<String> SCAN_STARTUP_TIMESTAMP =
+            ConfigOptions.key("scan.startup.timestamp")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "First commit timestamp read (inclusive) in 'timestamp' mode,"
+                                    + " ISO-8601 with offset, e.g. 2026-03-01T12:00:00Z.");
+
+    public static final ConfigOption<String> SCAN_END_TIMESTAMP =
+            ConfigOptions.key("scan.end.timestamp")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Last commit timestamp read (inclusive), ISO-8601 with offset; makes"
+                                    + " the table bounded.");
+
+    public static final ConfigOption<Duration> HEARTBEAT_INTERVAL =
+            ConfigOptions.key("heartbeat.interval")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(1))
+                    .withDescription(
+                            "How often idle partitions report progress (100 ms .. 300 s);"
+                                    + " drives watermarks.");
+
+    public static final ConfigOption<ChangelogModeOption> CHANGELOG_MODE =
+            ConfigOptions.key("changelog-mode")
+                    .enumType(ChangelogModeOption.class)
+                    .defaultValue(ChangelogModeOption.ALL)
+                    .withDescription("The changelog the table produces.");
+
+    /** Values of {@code scan.startup.mode}. */
+    @PublicEvolving
+    public enum StartupMode implements DescribedEnum {
+        LATEST("latest", "Changes committed from the moment the job starts."),
+        TIMESTAMP("timestamp", "Changes committed from 'scan.startup.timestamp'.");
+
+        private final String value;
+        private final String description;
+
+        StartupMode(String value, String description) {
+            this.value = value;
+            this.description = description;
+        }
+
+        @Override
+        public String toString() {
+            return value;
+        }
+
+        @Override
+        public InlineElement getDescription() {
+            return TextElement.text(description);
+        }
+    }
+
+    /** Values of {@code changelog-mode}. */
+    @PublicEvolving
+    public enum ChangelogModeOption implements DescribedEnum {
+        ALL(
+                "all",
+                "INSERT, UPDATE_BEFORE, UPDATE_AFTER and DELETE with full rows; needs"
+                        + " value_capture_type NEW_ROW_AND_OLD_VALUES."),
+        UPSERT(
+                "upsert",
+                "INSERT, UPDATE_AFTER and DELETE by primary key; needs NEW_ROW or"
+                        + " NEW_ROW_AND_OLD_VALUES and a PRIMARY KEY.");
+
+        private final String value;
+        private final String description;
+
+        ChangelogModeOption(String value, String description) {
+            this.value = value;
+            this.description = description;
+        }
+
+        @Override
+        public String toString() {
+            return value;
+        }
+
+        @Override
+        public InlineElement getDescription() {
+            return TextElement.text(description);
+        }
+    }
+}

@@ -1,0 +1,170 @@
+package io.spannercs.flink.table;
+
+import io.spannercs.flink.source.ChangeFilter;
+import io.spannercs.flink.source.SpannerChangeStreamSource;
+import io.spannercs.flink.source.SpannerChangeStreamSourceBuilder;
+import io.spannercs.flink.table.SpannerCdcOptions.ChangelogModeOption;
+import java.io.Serializable;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.connector.ChangelogMode;
+import org.apache.flink.table.connector.source.DynamicTableSource;
+import org.apache.flink.table.connector.source.ScanTableSource;
+import org.apache.flink.table.connector.source.SourceProvider;
+import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushDown;
+import org.apache.flink.table.connector.source.abilities.SupportsReadingMetadata;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.DataType;
+import org.apache.flink.table.types.logical.LogicalType;
+
+/**
+ * The {@code spanner-cdc} table: a {@link SpannerChangeStreamSource} filtered to one Spanner table,
+ * whose changes become changelog rows of the declared (projected) columns and metadata.
+ */
+@Internal
+public final class SpannerCdcTableSource
+        implements ScanTableSource, SupportsReadingMetadata, SupportsProjectionPushDown {
+
+    /** Everything but the produced columns: fixed by the factory. */
+    record Settings(
+            SpannerTableInfo.Connection connection,
+            String changeStream,
+            String table,
+            Instant start,
+            Instant end,
+            Duration heartbeatInterval,
+            ChangelogModeOption mode,
+            boolean keyOnlyDeletes)
+            implements Serializable {}
+
+    private final Settings settings;
+
+    /** Spanner names and declared types of all physical columns. */
+    private final List<String> spannerNames;
+
+    private final List<LogicalType> types;
+
+    /** Indexes of the produced physical columns. */
+    private int[] projection;
+
+    private List<SpannerCdcMetadata> metadata = List.of();
+    private DataType producedDataType;
+
+    SpannerCdcTableSource(
+            Settings settings,
+            List<String> spannerNames,
+            List<LogicalType> types,
+            DataType physicalDataType) {
+        this.settings = settings;
+        this.spannerNames = spannerNames;
+        this.types = types;
+        this.projection = new int[spannerNames.size()];
+        for (int i = 0; i < projection.length; i++) {
+            projection[i] = i;
+        }
+        this.producedDataType = physicalDataType;
+    }
+
+    @Override
+    public ChangelogMode getChangelogMode() {
+        return settings.mode() == ChangelogModeOption.ALL
+                ? ChangelogMode.all()
+                : ChangelogMode.upsert(settings.keyOnlyDeletes());
+    }
+
+    @Override
+    public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
+        List<String> columns = new ArrayList<>();
+        List<LogicalType> columnTypes = new ArrayList<>();
+        for (int i : projection) {
+            columns.add(spannerNames.get(i));
+            columnTypes.add(types.get(i));
+        }
+        RowDataChangeEventDeserializer deserializer =
+                new RowDataChangeEventDeserializer(
+                        settings.table(),
+                        columns,
+                        columnTypes,
+                        metadata,
+                        settings.mode(),
+                        context.createTypeInformation(producedDataType));
+        SpannerTableInfo.Connection c = settings.connection();
+        SpannerChangeStreamSourceBuilder<RowData> builder =
+                SpannerChangeStreamSource.<RowData>builder()
+                        .setProjectId(c.project())
+                        .setInstanceId(c.instance())
+                        .setDatabaseId(c.database())
+                        .setChangeStream(settings.changeStream())
+                        .setHeartbeatInterval(settings.heartbeatInterval())
+                        // Other tables' changes are dropped before any value is converted.
+                        .setFilter(ChangeFilter.builder().include(settings.table()).build())
+                        .setDeserializer(deserializer);
+        if (settings.start() != null) {
+            builder.setStartTimestamp(settings.start());
+        }
+        if (settings.end() != null) {
+            builder.setEndTimestamp(settings.end());
+        }
+        if (c.emulatorHost() != null) {
+            builder.setEmulatorHost(c.emulatorHost());
+        }
+        if (c.credentialsFile() != null) {
+            builder.setCredentialsFile(c.credentialsFile());
+        }
+        if (c.databaseRole() != null) {
+            builder.setDatabaseRole(c.databaseRole());
+        }
+        return SourceProvider.of(builder.build());
+    }
+
+    @Override
+    public Map<String, DataType> listReadableMetadata() {
+        Map<String, DataType> out = new LinkedHashMap<>();
+        for (SpannerCdcMetadata m : SpannerCdcMetadata.values()) {
+            out.put(m.key(), m.dataType());
+        }
+        return out;
+    }
+
+    @Override
+    public void applyReadableMetadata(List<String> metadataKeys, DataType producedDataType) {
+        List<SpannerCdcMetadata> m = new ArrayList<>();
+        metadataKeys.forEach(k -> m.add(SpannerCdcMetadata.of(k)));
+        this.metadata = m;
+        this.producedDataType = producedDataType;
+    }
+
+    @Override
+    public boolean supportsNestedProjection() {
+        return false;
+    }
+
+    @Override
+    public void applyProjection(int[][] projectedFields, DataType producedDataType) {
+        int[] p = new int[projectedFields.length];
+        for (int i = 0; i < p.length; i++) {
+            p[i] = projection[projectedFields[i][0]];
+        }
+        this.projection = p;
+        this.producedDataType = producedDataType;
+    }
+
+    @Override
+    public DynamicTableSource copy() {
+        SpannerCdcTableSource copy =
+                new SpannerCdcTableSource(settings, spannerNames, types, producedDataType);
+        copy.projection = projection.clone();
+        copy.metadata = metadata;
+        return copy;
+    }
+
+    @Override
+    public String asSummaryString() {
+        return "spanner-cdc(" + settings.changeStream() + ", " + settings.table() + ")";
+    }
+}

@@ -1,0 +1,121 @@
+package io.spannercs.flink.table;
+
+import com.google.auth.oauth2.GoogleCredentials;
+import com.google.cloud.NoCredentials;
+import com.google.cloud.spanner.DatabaseClient;
+import com.google.cloud.spanner.DatabaseId;
+import com.google.cloud.spanner.ResultSet;
+import com.google.cloud.spanner.Spanner;
+import com.google.cloud.spanner.SpannerException;
+import com.google.cloud.spanner.SpannerOptions;
+import com.google.cloud.spanner.Statement;
+import io.spannercs.flink.format.datastream.SpannerColumnTypes;
+import java.io.FileInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Map;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.api.ValidationException;
+
+/**
+ * What planning needs from the database: the table's columns and the change stream's value capture
+ * type, read once from the information schema through the official client (both dialects).
+ *
+ * @param columns the table's columns to their {@code spanner_type}, or null if there is no such
+ *     table
+ * @param valueCaptureType the stream's, Spanner's default where the option is not set
+ */
+@Internal
+public record SpannerTableInfo(Map<String, String> columns, String valueCaptureType) {
+
+    /** Connection settings of a {@code spanner-cdc} table. */
+    public record Connection(
+            String project,
+            String instance,
+            String database,
+            String emulatorHost,
+            String credentialsFile,
+            String databaseRole) {}
+
+    /**
+     * @throws ValidationException when the information schema cannot be read or has no such stream
+     */
+    public static SpannerTableInfo read(Connection c, String table, String stream) {
+        try (Spanner spanner = client(c)) {
+            DatabaseClient db =
+                    spanner.getDatabaseClient(
+                            DatabaseId.of(c.project(), c.instance(), c.database()));
+            Map<String, Map<String, String>> tables = SpannerColumnTypes.read(db);
+            return new SpannerTableInfo(tables.get(table), captureType(db, stream));
+        } catch (SpannerException e) {
+            throw new ValidationException(
+                    "Cannot read the schema of table '"
+                            + table
+                            + "' and change stream '"
+                            + stream
+                            + "' from the information schema of "
+                            + c.database()
+                            + " ("
+                            + e.getErrorCode()
+                            + ": "
+                            + e.getMessage()
+                            + ")",
+                    e);
+        }
+    }
+
+    private static String captureType(DatabaseClient db, String stream) {
+        boolean found = false;
+        String captureType = CaptureTypeSupport.DEFAULT;
+        // Unquoted names fold to lower case in PostgreSQL, so one query serves both dialects.
+        try (ResultSet rs =
+                db.singleUse()
+                        .executeQuery(
+                                Statement.of(
+                                        "SELECT change_stream_name FROM"
+                                                + " information_schema.change_streams"))) {
+            while (rs.next()) {
+                found |= rs.getString(0).equals(stream);
+            }
+        }
+        if (!found) {
+            throw new ValidationException(
+                    "Change stream '" + stream + "' does not exist (option 'change-stream').");
+        }
+        try (ResultSet rs =
+                db.singleUse()
+                        .executeQuery(
+                                Statement.of(
+                                        "SELECT change_stream_name, option_name, option_value"
+                                                + " FROM information_schema.change_stream_options"))) {
+            while (rs.next()) {
+                if (rs.getString(0).equals(stream)
+                        && rs.getString(1).equalsIgnoreCase("value_capture_type")) {
+                    captureType = rs.getString(2);
+                }
+            }
+        }
+        return captureType;
+    }
+
+    private static Spanner client(Connection c) {
+        SpannerOptions.Builder b =
+                SpannerOptions.newBuilder()
+                        .setProjectId(c.project())
+                        .setBuiltInMetricsEnabled(false);
+        if (c.emulatorHost() != null) {
+            b.setEmulatorHost(c.emulatorHost()).setCredentials(NoCredentials.getInstance());
+        } else if (c.credentialsFile() != null) {
+            try (InputStream in = new FileInputStream(c.credentialsFile())) {
+                b.setCredentials(GoogleCredentials.fromStream(in));
+            } catch (IOException e) {
+                throw new ValidationException(
+                        "Cannot read 'credentials-file' " + c.credentialsFile(), e);
+            }
+        }
+        if (c.databaseRole() != null) {
+            b.setDatabaseRole(c.databaseRole());
+        }
+        return b.build().getService();
+    }
+}

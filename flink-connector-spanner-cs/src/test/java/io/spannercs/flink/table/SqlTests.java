@@ -1,0 +1,139 @@
+package io.spannercs.flink.table;
+
+import com.google.cloud.NoCredentials;
+import com.google.cloud.spanner.DatabaseClient;
+import com.google.cloud.spanner.DatabaseId;
+import com.google.cloud.spanner.Spanner;
+import com.google.cloud.spanner.SpannerOptions;
+import io.spannercs.emulator.SpannerEmulator;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.TableResult;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.types.Row;
+import org.apache.flink.types.RowKind;
+import org.apache.flink.util.CloseableIterator;
+
+/** What the SQL tests share: a MiniCluster, table environments, DDL and changelog folding. */
+final class SqlTests {
+    private SqlTests() {}
+
+    static MiniClusterExtension cluster() {
+        return new MiniClusterExtension(
+                new MiniClusterResourceConfiguration.Builder()
+                        .setNumberTaskManagers(1)
+                        .setNumberSlotsPerTaskManager(2)
+                        .build());
+    }
+
+    /**
+     * A streaming table environment of parallelism 1: one reader emits each key's changes in commit
+     * order, which a downstream aggregate needs (see docs/sql.md, "Order").
+     */
+    static StreamTableEnvironment tableEnv(StreamExecutionEnvironment env) {
+        env.setParallelism(1);
+        return StreamTableEnvironment.create(env);
+    }
+
+    static StreamTableEnvironment tableEnv() {
+        return tableEnv(StreamExecutionEnvironment.getExecutionEnvironment());
+    }
+
+    /** The WITH clause for a bounded read of [start, end] on the emulator. */
+    static String with(
+            SpannerEmulator emulator,
+            String stream,
+            String table,
+            Instant start,
+            Instant end,
+            String extra) {
+        return " WITH ('connector' = 'spanner-cdc', 'project' = '"
+                + emulator.projectId()
+                + "', 'instance' = '"
+                + emulator.instanceId()
+                + "', 'database' = '"
+                + emulator.databaseId()
+                + "', 'change-stream' = '"
+                + stream
+                + "', 'table' = '"
+                + table
+                + "', 'emulator-host' = '"
+                + emulator.hostPort()
+                + "', 'scan.startup.mode' = 'timestamp', 'scan.startup.timestamp' = '"
+                + start
+                + "', 'scan.end.timestamp' = '"
+                + end
+                + "', 'heartbeat.interval' = '100ms'"
+                + extra
+                + ")";
+    }
+
+    static List<Row> collect(TableResult result) throws Exception {
+        List<Row> rows = new ArrayList<>();
+        try (CloseableIterator<Row> it = result.collect()) {
+            it.forEachRemaining(rows::add);
+        }
+        return rows;
+    }
+
+    /**
+     * The rows a changelog leaves: INSERT/UPDATE_AFTER add a row, UPDATE_BEFORE/DELETE take one.
+     */
+    static Map<Row, Integer> fold(List<Row> changelog) {
+        Map<Row, Integer> counts = new HashMap<>();
+        for (Row r : changelog) {
+            boolean add = r.getKind() == RowKind.INSERT || r.getKind() == RowKind.UPDATE_AFTER;
+            Row plain = Row.copy(r);
+            plain.setKind(RowKind.INSERT);
+            counts.merge(plain, add ? 1 : -1, Integer::sum);
+        }
+        counts.values().removeIf(c -> c == 0);
+        return counts;
+    }
+
+    /** A folded {@code (key STRING, total DECIMAL)} aggregate as a sorted map. */
+    static Map<String, BigDecimal> totals(List<Row> changelog) {
+        Map<String, BigDecimal> out = new TreeMap<>();
+        for (Map.Entry<Row, Integer> e : fold(changelog).entrySet()) {
+            if (e.getValue() != 1) {
+                throw new AssertionError("row " + e.getKey() + " left " + e.getValue() + " times");
+            }
+            Row r = e.getKey();
+            BigDecimal previous =
+                    out.put(
+                            (String) r.getField(0),
+                            ((BigDecimal) r.getField(1)).stripTrailingZeros());
+            if (previous != null) {
+                throw new AssertionError(
+                        "two totals for " + r.getField(0) + ": " + fold(changelog));
+            }
+        }
+        return out;
+    }
+
+    static Spanner client(SpannerEmulator emulator) {
+        return SpannerOptions.newBuilder()
+                .setProjectId(emulator.projectId())
+                .setEmulatorHost(emulator.hostPort())
+                .setCredentials(NoCredentials.getInstance())
+                .build()
+                .getService();
+    }
+
+    static DatabaseClient db(Spanner spanner, SpannerEmulator emulator) {
+        return spanner.getDatabaseClient(
+                DatabaseId.of(emulator.projectId(), emulator.instanceId(), emulator.databaseId()));
+    }
+
+    static long micros(Instant i) {
+        return i.getEpochSecond() * 1_000_000L + i.getNano() / 1000;
+    }
+}
