@@ -56,7 +56,9 @@ public final class ChangeEventOrdering {
     /**
      * Keys the stream by row and emits each row's changes in commit order, each once its commit
      * timestamp is at or below the watermark; late events go to {@link #LATE_EVENTS}. Use the
-     * source's own watermarks ({@code WatermarkStrategy.noWatermarks()} on the source).
+     * source's own watermarks ({@code WatermarkStrategy.noWatermarks()} on the source). Give the
+     * returned operator a {@code uid} for savepoints; none is set here, so that a job can use this
+     * more than once.
      */
     public static SingleOutputStreamOperator<ChangeEvent> inCommitOrder(
             DataStream<ChangeEvent> events) {
@@ -68,8 +70,7 @@ public final class ChangeEventOrdering {
             DataStream<ChangeEvent> events, LateEventPolicy latePolicy) {
         return events.keyBy(ChangeEventOrdering::keyOf, Types.STRING)
                 .process(new ChangeEventReorder(latePolicy), ChangeEventTypeInfo.INSTANCE)
-                .name("Reorder by commit timestamp")
-                .uid("spanner-change-event-reorder");
+                .name("Reorder by commit timestamp");
     }
 
     private static void appendValue(StringBuilder b, Object v) {

@@ -10,6 +10,7 @@ import static io.spannercs.flink.table.SpannerCdcOptions.HEARTBEAT_INTERVAL;
 import static io.spannercs.flink.table.SpannerCdcOptions.INSTANCE;
 import static io.spannercs.flink.table.SpannerCdcOptions.PROJECT;
 import static io.spannercs.flink.table.SpannerCdcOptions.SCAN_END_TIMESTAMP;
+import static io.spannercs.flink.table.SpannerCdcOptions.SCAN_REORDER;
 import static io.spannercs.flink.table.SpannerCdcOptions.SCAN_STARTUP_MODE;
 import static io.spannercs.flink.table.SpannerCdcOptions.SCAN_STARTUP_TIMESTAMP;
 import static io.spannercs.flink.table.SpannerCdcOptions.TABLE;
@@ -67,7 +68,8 @@ public final class SpannerCdcDynamicTableFactory implements DynamicTableSourceFa
                 SCAN_STARTUP_TIMESTAMP,
                 SCAN_END_TIMESTAMP,
                 HEARTBEAT_INTERVAL,
-                CHANGELOG_MODE);
+                CHANGELOG_MODE,
+                SCAN_REORDER);
     }
 
     @Override
@@ -137,7 +139,8 @@ public final class SpannerCdcDynamicTableFactory implements DynamicTableSourceFa
                         end,
                         heartbeat,
                         mode,
-                        CaptureTypeSupport.keyOnlyDeletes(info.valueCaptureType()));
+                        CaptureTypeSupport.keyOnlyDeletes(info.valueCaptureType()),
+                        options.get(SCAN_REORDER));
         return new SpannerCdcTableSource(settings, spannerNames, types, physical);
     }
 

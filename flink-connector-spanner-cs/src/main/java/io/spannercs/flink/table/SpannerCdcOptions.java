@@ -94,6 +94,17 @@ public final class SpannerCdcOptions {
                             "How often idle partitions report progress (100 ms .. 300 s);"
                                     + " drives watermarks.");
 
+    public static final ConfigOption<Boolean> SCAN_REORDER =
+            ConfigOptions.key("scan.reorder")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription(
+                            "Put each key's changes in commit order after the source, released by"
+                                    + " the watermark, so that stateful queries see every key in"
+                                    + " order at any parallelism (adds up to one heartbeat"
+                                    + " interval of latency). false: rows as the source emits"
+                                    + " them, in key order only at source parallelism 1.");
+
     public static final ConfigOption<ChangelogModeOption> CHANGELOG_MODE =
             ConfigOptions.key("changelog-mode")
                     .enumType(ChangelogModeOption.class)

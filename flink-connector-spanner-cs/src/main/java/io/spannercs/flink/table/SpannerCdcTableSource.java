@@ -1,5 +1,8 @@
 package io.spannercs.flink.table;
 
+import io.spannercs.flink.format.ChangeEvent;
+import io.spannercs.flink.format.ChangeEventDeserializer;
+import io.spannercs.flink.operators.ChangeEventOrdering;
 import io.spannercs.flink.source.ChangeFilter;
 import io.spannercs.flink.source.SpannerChangeStreamSource;
 import io.spannercs.flink.source.SpannerChangeStreamSourceBuilder;
@@ -12,7 +15,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.FlatMapFunction;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.connector.ChangelogMode;
+import org.apache.flink.table.connector.ProviderContext;
+import org.apache.flink.table.connector.source.DataStreamScanProvider;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.connector.source.ScanTableSource;
 import org.apache.flink.table.connector.source.SourceProvider;
@@ -21,6 +31,7 @@ import org.apache.flink.table.connector.source.abilities.SupportsReadingMetadata
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.util.Collector;
 
 /**
  * The {@code spanner-cdc} table: a {@link SpannerChangeStreamSource} filtered to one Spanner table,
@@ -39,7 +50,8 @@ public final class SpannerCdcTableSource
             Instant end,
             Duration heartbeatInterval,
             ChangelogModeOption mode,
-            boolean keyOnlyDeletes)
+            boolean keyOnlyDeletes,
+            boolean reorder)
             implements Serializable {}
 
     private final Settings settings;
@@ -93,9 +105,44 @@ public final class SpannerCdcTableSource
                         metadata,
                         settings.mode(),
                         context.createTypeInformation(producedDataType));
+        if (!settings.reorder()) {
+            return SourceProvider.of(source(deserializer));
+        }
+        SpannerChangeStreamSource<ChangeEvent> source =
+                source(ChangeEventDeserializer.changeEvents());
+        boolean bounded = settings.end() != null;
+        String name = "spanner-cdc " + settings.table();
+        return new DataStreamScanProvider() {
+            @Override
+            public DataStream<RowData> produceDataStream(
+                    ProviderContext provider, StreamExecutionEnvironment env) {
+                SingleOutputStreamOperator<ChangeEvent> events =
+                        env.fromSource(source, WatermarkStrategy.noWatermarks(), name);
+                provider.generateUid("source").ifPresent(events::uid);
+                // Each key's changes in commit order, released by the source's watermark: a
+                // key whose partition moved between readers may otherwise reach a downstream
+                // operator out of order after the shuffle.
+                SingleOutputStreamOperator<ChangeEvent> ordered =
+                        ChangeEventOrdering.inCommitOrder(events);
+                provider.generateUid("reorder").ifPresent(ordered::uid);
+                SingleOutputStreamOperator<RowData> rows =
+                        ordered.flatMap(new ToRows(deserializer), deserializer.getProducedType())
+                                .name(name + " rows");
+                provider.generateUid("rows").ifPresent(rows::uid);
+                return rows;
+            }
+
+            @Override
+            public boolean isBounded() {
+                return bounded;
+            }
+        };
+    }
+
+    private <T> SpannerChangeStreamSource<T> source(ChangeEventDeserializer<T> deserializer) {
         SpannerTableInfo.Connection c = settings.connection();
-        SpannerChangeStreamSourceBuilder<RowData> builder =
-                SpannerChangeStreamSource.<RowData>builder()
+        SpannerChangeStreamSourceBuilder<T> builder =
+                SpannerChangeStreamSource.<T>builder()
                         .setProjectId(c.project())
                         .setInstanceId(c.instance())
                         .setDatabaseId(c.database())
@@ -119,7 +166,22 @@ public final class SpannerCdcTableSource
         if (c.databaseRole() != null) {
             builder.setDatabaseRole(c.databaseRole());
         }
-        return SourceProvider.of(builder.build());
+        return builder.build();
+    }
+
+    /** Change events to rows, after the reorder. */
+    private static final class ToRows implements FlatMapFunction<ChangeEvent, RowData> {
+        private static final long serialVersionUID = 1L;
+        private final RowDataChangeEventDeserializer deserializer;
+
+        ToRows(RowDataChangeEventDeserializer deserializer) {
+            this.deserializer = deserializer;
+        }
+
+        @Override
+        public void flatMap(ChangeEvent event, Collector<RowData> out) {
+            deserializer.deserialize(event, out);
+        }
     }
 
     @Override
