@@ -1,0 +1,81 @@
+package io.spannercs.job;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+
+/**
+ * The SQL example: the {@code spanner-cdc} table of the demo schema's Orders into a continuously
+ * updated revenue per customer, printed as an upsert changelog. Flags: {@code --project --instance
+ * --database --change-stream} (default Orders_cs), {@code --emulator-host}, {@code
+ * --start-timestamp}, {@code --end-timestamp} (RFC 3339).
+ */
+public final class SqlRevenueJob {
+    private SqlRevenueJob() {}
+
+    public static void main(String[] args) throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.enableCheckpointing(10_000);
+        StreamTableEnvironment tables = StreamTableEnvironment.create(env);
+        tables.executeSql(ordersTable(flags(args)));
+        tables.executeSql(
+                "CREATE TABLE revenue (CustomerId BIGINT, Revenue DECIMAL(38, 9),"
+                        + " PRIMARY KEY (CustomerId) NOT ENFORCED) WITH ('connector' = 'print')");
+        tables.executeSql("INSERT INTO revenue " + REVENUE_QUERY).await();
+    }
+
+    /** Revenue per customer over the orders table. */
+    public static final String REVENUE_QUERY =
+            "SELECT CustomerId, SUM(Amount) AS Revenue FROM orders GROUP BY CustomerId";
+
+    /** The {@code orders} table over the demo schema's Orders and the given flags. */
+    public static String ordersTable(java.util.Map<String, String> f) {
+        List<String> with = new ArrayList<>();
+        with.add("'connector' = 'spanner-cdc'");
+        with.add(option("project", required(f, "project")));
+        with.add(option("instance", required(f, "instance")));
+        with.add(option("database", required(f, "database")));
+        with.add(option("change-stream", f.getOrDefault("change-stream", "Orders_cs")));
+        with.add(option("table", "Orders"));
+        if (f.containsKey("emulator-host")) {
+            with.add(option("emulator-host", f.get("emulator-host")));
+        }
+        if (f.containsKey("start-timestamp")) {
+            with.add(option("scan.startup.mode", "timestamp"));
+            with.add(option("scan.startup.timestamp", f.get("start-timestamp")));
+        }
+        if (f.containsKey("end-timestamp")) {
+            with.add(option("scan.end.timestamp", f.get("end-timestamp")));
+        }
+        return "CREATE TABLE orders (OrderId BIGINT, CustomerId BIGINT, Amount DECIMAL(38, 9),"
+                + " PRIMARY KEY (OrderId) NOT ENFORCED) WITH ("
+                + String.join(", ", with)
+                + ")";
+    }
+
+    static java.util.Map<String, String> flags(String[] args) {
+        java.util.Map<String, String> f = new java.util.LinkedHashMap<>();
+        for (int i = 0; i + 1 < args.length; i += 2) {
+            if (!args[i].startsWith("--")) {
+                throw new IllegalArgumentException(
+                        "Expected --name value pairs, got " + Arrays.toString(args));
+            }
+            f.put(args[i].substring(2), args[i + 1]);
+        }
+        return f;
+    }
+
+    private static String required(java.util.Map<String, String> f, String name) {
+        String v = f.get(name);
+        if (v == null) {
+            throw new IllegalArgumentException("--" + name + " is required");
+        }
+        return v;
+    }
+
+    private static String option(String key, String value) {
+        return "'" + key + "' = '" + value.replace("'", "''") + "'";
+    }
+}
