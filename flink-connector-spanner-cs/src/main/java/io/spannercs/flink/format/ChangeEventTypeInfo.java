@@ -17,67 +17,19 @@ import org.apache.flink.api.common.typeutils.TypeSerializer;
  * {@code TypeInformation.of(ChangeEvent.class)} return this type information too.
  */
 @PublicEvolving
-public final class ChangeEventTypeInfo extends TypeInformation<ChangeEvent> {
+public final class ChangeEventTypeInfo extends SingletonTypeInfo<ChangeEvent> {
     private static final long serialVersionUID = 1L;
 
     /** The type information; it has no state. */
     public static final ChangeEventTypeInfo INSTANCE = new ChangeEventTypeInfo();
 
-    private ChangeEventTypeInfo() {}
-
-    @Override
-    public boolean isBasicType() {
-        return false;
-    }
-
-    @Override
-    public boolean isTupleType() {
-        return false;
-    }
-
-    @Override
-    public int getArity() {
-        return 1;
-    }
-
-    @Override
-    public int getTotalFields() {
-        return 1;
-    }
-
-    @Override
-    public Class<ChangeEvent> getTypeClass() {
-        return ChangeEvent.class;
-    }
-
-    @Override
-    public boolean isKeyType() {
-        return false;
+    private ChangeEventTypeInfo() {
+        super(ChangeEvent.class, "ChangeEvent");
     }
 
     @Override
     public TypeSerializer<ChangeEvent> createSerializer(SerializerConfig config) {
         return ChangeEventSerializer.INSTANCE;
-    }
-
-    @Override
-    public String toString() {
-        return "ChangeEvent";
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof ChangeEventTypeInfo;
-    }
-
-    @Override
-    public int hashCode() {
-        return ChangeEventTypeInfo.class.getName().hashCode();
-    }
-
-    @Override
-    public boolean canEqual(Object o) {
-        return o instanceof ChangeEventTypeInfo;
     }
 
     private Object readResolve() {

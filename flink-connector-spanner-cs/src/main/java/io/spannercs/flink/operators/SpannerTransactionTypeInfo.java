@@ -1,5 +1,6 @@
 package io.spannercs.flink.operators;
 
+import io.spannercs.flink.format.SingletonTypeInfo;
 import java.lang.reflect.Type;
 import java.util.Map;
 import org.apache.flink.annotation.PublicEvolving;
@@ -17,67 +18,19 @@ import org.apache.flink.api.common.typeutils.TypeSerializer;
  * information too.
  */
 @PublicEvolving
-public final class SpannerTransactionTypeInfo extends TypeInformation<SpannerTransaction> {
+public final class SpannerTransactionTypeInfo extends SingletonTypeInfo<SpannerTransaction> {
     private static final long serialVersionUID = 1L;
 
     /** The type information; it has no state. */
     public static final SpannerTransactionTypeInfo INSTANCE = new SpannerTransactionTypeInfo();
 
-    private SpannerTransactionTypeInfo() {}
-
-    @Override
-    public boolean isBasicType() {
-        return false;
-    }
-
-    @Override
-    public boolean isTupleType() {
-        return false;
-    }
-
-    @Override
-    public int getArity() {
-        return 1;
-    }
-
-    @Override
-    public int getTotalFields() {
-        return 1;
-    }
-
-    @Override
-    public Class<SpannerTransaction> getTypeClass() {
-        return SpannerTransaction.class;
-    }
-
-    @Override
-    public boolean isKeyType() {
-        return false;
+    private SpannerTransactionTypeInfo() {
+        super(SpannerTransaction.class, "SpannerTransaction");
     }
 
     @Override
     public TypeSerializer<SpannerTransaction> createSerializer(SerializerConfig config) {
         return SpannerTransactionSerializer.INSTANCE;
-    }
-
-    @Override
-    public String toString() {
-        return "SpannerTransaction";
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof SpannerTransactionTypeInfo;
-    }
-
-    @Override
-    public int hashCode() {
-        return SpannerTransactionTypeInfo.class.getName().hashCode();
-    }
-
-    @Override
-    public boolean canEqual(Object o) {
-        return o instanceof SpannerTransactionTypeInfo;
     }
 
     private Object readResolve() {

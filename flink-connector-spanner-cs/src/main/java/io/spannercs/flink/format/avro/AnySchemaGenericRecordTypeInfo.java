@@ -1,9 +1,9 @@
 package io.spannercs.flink.format.avro;
 
+import io.spannercs.flink.format.SingletonTypeInfo;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.api.common.serialization.SerializerConfig;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 
 /**
@@ -13,67 +13,19 @@ import org.apache.flink.api.common.typeutils.TypeSerializer;
  * AnySchemaGenericRecordSerializer}).
  */
 @PublicEvolving
-public final class AnySchemaGenericRecordTypeInfo extends TypeInformation<GenericRecord> {
+public final class AnySchemaGenericRecordTypeInfo extends SingletonTypeInfo<GenericRecord> {
     private static final long serialVersionUID = 1L;
 
     public static final AnySchemaGenericRecordTypeInfo INSTANCE =
             new AnySchemaGenericRecordTypeInfo();
 
-    private AnySchemaGenericRecordTypeInfo() {}
-
-    @Override
-    public boolean isBasicType() {
-        return false;
-    }
-
-    @Override
-    public boolean isTupleType() {
-        return false;
-    }
-
-    @Override
-    public int getArity() {
-        return 1;
-    }
-
-    @Override
-    public int getTotalFields() {
-        return 1;
-    }
-
-    @Override
-    public Class<GenericRecord> getTypeClass() {
-        return GenericRecord.class;
-    }
-
-    @Override
-    public boolean isKeyType() {
-        return false;
+    private AnySchemaGenericRecordTypeInfo() {
+        super(GenericRecord.class, "GenericRecord(any schema)");
     }
 
     @Override
     public TypeSerializer<GenericRecord> createSerializer(SerializerConfig config) {
         return new AnySchemaGenericRecordSerializer();
-    }
-
-    @Override
-    public String toString() {
-        return "GenericRecord(any schema)";
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof AnySchemaGenericRecordTypeInfo;
-    }
-
-    @Override
-    public int hashCode() {
-        return AnySchemaGenericRecordTypeInfo.class.hashCode();
-    }
-
-    @Override
-    public boolean canEqual(Object o) {
-        return o instanceof AnySchemaGenericRecordTypeInfo;
     }
 
     /** Keeps the singleton a singleton after Java deserialization. */
