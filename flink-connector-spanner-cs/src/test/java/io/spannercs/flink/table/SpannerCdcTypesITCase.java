@@ -2,20 +2,16 @@ package io.spannercs.flink.table;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.google.cloud.ByteArray;
-import com.google.cloud.Date;
-import com.google.cloud.Timestamp;
 import com.google.cloud.spanner.DatabaseClient;
 import com.google.cloud.spanner.Mutation;
 import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.Spanner;
 import com.google.cloud.spanner.Statement;
-import com.google.cloud.spanner.Value;
 import io.spannercs.emulator.SpannerEmulator;
+import io.spannercs.flink.testing.AllTypesTable;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.LocalDate;
-import java.util.Arrays;
 import java.util.List;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -34,15 +30,7 @@ class SpannerCdcTypesITCase {
     @RegisterExtension static final MiniClusterExtension MINI_CLUSTER = SqlTests.cluster();
 
     private static final String DDL =
-            "CREATE TABLE AllTypes (Id INT64 NOT NULL, Float64Col FLOAT64,"
-                    + " Float32Col FLOAT32, NumericCol NUMERIC, BoolCol BOOL, StringCol STRING(MAX),"
-                    + " JsonCol JSON, BytesCol BYTES(MAX), DateCol DATE, TimestampCol TIMESTAMP,"
-                    + " Int64Array ARRAY<INT64>, Float64Array ARRAY<FLOAT64>,"
-                    + " Float32Array ARRAY<FLOAT32>, NumericArray ARRAY<NUMERIC>,"
-                    + " BoolArray ARRAY<BOOL>, StringArray ARRAY<STRING(MAX)>,"
-                    + " JsonArray ARRAY<JSON>, BytesArray ARRAY<BYTES(MAX)>,"
-                    + " DateArray ARRAY<DATE>, TimestampArray ARRAY<TIMESTAMP>)"
-                    + " PRIMARY KEY (Id);\n"
+            AllTypesTable.DDL
                     + "CREATE CHANGE STREAM cs FOR ALL OPTIONS (partition_mode ="
                     + " 'MUTABLE_KEY_RANGE', value_capture_type = 'NEW_ROW_AND_OLD_VALUES');\n";
 
@@ -56,16 +44,13 @@ class SpannerCdcTypesITCase {
                     + " BytesArray ARRAY<BYTES>, DateArray ARRAY<DATE>,"
                     + " TimestampArray ARRAY<TIMESTAMP_LTZ(9)>)";
 
-    /** 2^53 + 1: exact only if nothing on the way is a double. */
-    private static final long BIG_ID = 9007199254740993L;
-
     @Test
     void everyTypeRoundTripsThroughSql() throws Exception {
         try (SpannerEmulator emulator = SpannerEmulator.builder().ddl(DDL).start();
                 Spanner spanner = SqlTests.client(emulator)) {
             DatabaseClient db = SqlTests.db(spanner, emulator);
             Instant start = Instant.now();
-            db.write(List.of(edgeRow()));
+            db.write(List.of(AllTypesTable.edgeRow()));
             db.write(List.of(Mutation.newInsertBuilder("AllTypes").set("Id").to(7L).build()));
             Instant end = Instant.now();
 
@@ -78,11 +63,15 @@ class SpannerCdcTypesITCase {
 
             assertThat(rows).hasSize(2);
             assertThat(rows).allMatch(r -> r.getKind() == RowKind.INSERT);
-            Row edge = rows.stream().filter(r -> r.getField(0).equals(BIG_ID)).findFirst().get();
+            Row edge =
+                    rows.stream()
+                            .filter(r -> r.getField(0).equals(AllTypesTable.ID))
+                            .findFirst()
+                            .get();
             Row nulls = rows.stream().filter(r -> r.getField(0).equals(7L)).findFirst().get();
             String[] json = jsonAsStored(db);
             Object[] expected = {
-                BIG_ID,
+                AllTypesTable.ID,
                 Double.NaN,
                 Float.NEGATIVE_INFINITY,
                 new BigDecimal("99999999999999999999999999999.999999999"),
@@ -119,58 +108,10 @@ class SpannerCdcTypesITCase {
                         .executeQuery(
                                 Statement.of(
                                         "SELECT JsonCol, JsonArray FROM AllTypes WHERE Id = "
-                                                + BIG_ID))) {
+                                                + AllTypesTable.ID))) {
             rs.next();
             List<String> array = rs.getJsonList(1);
             return new String[] {rs.getJson(0), array.get(0), array.get(2)};
         }
-    }
-
-    private static Mutation edgeRow() {
-        return Mutation.newInsertBuilder("AllTypes")
-                .set("Id")
-                .to(BIG_ID)
-                .set("Float64Col")
-                .to(Double.NaN)
-                .set("Float32Col")
-                .to(Float.NEGATIVE_INFINITY)
-                .set("NumericCol")
-                .to(new BigDecimal("99999999999999999999999999999.999999999"))
-                .set("BoolCol")
-                .to(true)
-                .set("StringCol")
-                .to("é \"quoted\"")
-                .set("JsonCol")
-                .to(Value.json("{\"b\":[1,2.50,null],\"a\":\"x\"}"))
-                .set("BytesCol")
-                .to(ByteArray.copyFrom(new byte[] {0, 1, (byte) 254, (byte) 255}))
-                .set("DateCol")
-                .to(Date.parseDate("2026-02-28"))
-                .set("TimestampCol")
-                .to(Timestamp.parseTimestamp("2026-02-28T12:34:56.123456789Z"))
-                .set("Int64Array")
-                .toInt64Array(Arrays.asList(Long.MIN_VALUE, null, Long.MAX_VALUE))
-                .set("Float64Array")
-                .toFloat64Array(
-                        Arrays.asList(
-                                Double.POSITIVE_INFINITY, null, Double.NEGATIVE_INFINITY, 0.5))
-                .set("Float32Array")
-                .toFloat32Array(Arrays.asList(0.1f, null, Float.NaN))
-                .set("NumericArray")
-                .toNumericArray(Arrays.asList(new BigDecimal("-0.000000001"), null))
-                .set("BoolArray")
-                .toBoolArray(Arrays.asList(true, null, false))
-                .set("StringArray")
-                .toStringArray(Arrays.asList("", null, "NULL"))
-                .set("JsonArray")
-                .toJsonArray(Arrays.asList("{\"k\":1}", null, "[]"))
-                .set("BytesArray")
-                .toBytesArray(Arrays.asList(ByteArray.copyFrom(new byte[] {-1}), null))
-                .set("DateArray")
-                .toDateArray(Arrays.asList(Date.parseDate("0001-01-01"), null))
-                .set("TimestampArray")
-                .toTimestampArray(
-                        Arrays.asList(Timestamp.parseTimestamp("1970-01-01T00:00:00Z"), null))
-                .build();
     }
 }

@@ -2,10 +2,7 @@ package io.spannercs.flink.format.datastream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.google.cloud.ByteArray;
-import com.google.cloud.Date;
 import com.google.cloud.NoCredentials;
-import com.google.cloud.Timestamp;
 import com.google.cloud.spanner.DatabaseClient;
 import com.google.cloud.spanner.DatabaseId;
 import com.google.cloud.spanner.Key;
@@ -13,13 +10,12 @@ import com.google.cloud.spanner.Mutation;
 import com.google.cloud.spanner.Options;
 import com.google.cloud.spanner.Spanner;
 import com.google.cloud.spanner.SpannerOptions;
-import com.google.cloud.spanner.Value;
 import com.google.protobuf.ListValue;
 import com.google.spanner.v1.KeySet;
 import io.spannercs.emulator.SpannerEmulator;
 import io.spannercs.emulator.storage.CommittedTransaction;
 import io.spannercs.flink.source.SpannerChangeStreamSource;
-import java.math.BigDecimal;
+import io.spannercs.flink.testing.AllTypesTable;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -27,7 +23,6 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -73,18 +68,7 @@ class DatastreamJsonGoldenITCase {
     private static final String TABLES =
             "CREATE TABLE SAMPLE (THIS_IS_MY_PK INT64 NOT NULL, FIELD1 STRING(MAX),"
                     + " FIELD2 STRING(MAX) NOT NULL) PRIMARY KEY (THIS_IS_MY_PK);\n"
-                    + "CREATE TABLE AllTypes (Id INT64 NOT NULL, Float64Col FLOAT64,"
-                    + " Float32Col FLOAT32, NumericCol NUMERIC, BoolCol BOOL, StringCol STRING(MAX),"
-                    + " JsonCol JSON, BytesCol BYTES(MAX), DateCol DATE, TimestampCol TIMESTAMP,"
-                    + " Int64Array ARRAY<INT64>, Float64Array ARRAY<FLOAT64>,"
-                    + " Float32Array ARRAY<FLOAT32>, NumericArray ARRAY<NUMERIC>,"
-                    + " BoolArray ARRAY<BOOL>, StringArray ARRAY<STRING(MAX)>,"
-                    + " JsonArray ARRAY<JSON>, BytesArray ARRAY<BYTES(MAX)>,"
-                    + " DateArray ARRAY<DATE>, TimestampArray ARRAY<TIMESTAMP>)"
-                    + " PRIMARY KEY (Id);\n";
-
-    /** 2^53 + 1: JavaScript would read it as 2^53 if INT64 were a JSON number. */
-    private static final long BIG_ID = 9007199254740993L;
+                    + AllTypesTable.DDL;
 
     private static final DateTimeFormatter MICROS =
             DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSS'Z'").withZone(ZoneOffset.UTC);
@@ -191,12 +175,12 @@ class DatastreamJsonGoldenITCase {
         db.write(List.of(Mutation.delete("SAMPLE", Key.of(1231535353L))));
 
         // Every type, with the values JSON has no plain form for.
-        db.write(List.of(allTypesRow()));
+        db.write(List.of(AllTypesTable.edgeRow()));
         db.write(
                 List.of(
                         Mutation.newUpdateBuilder("AllTypes")
                                 .set("Id")
-                                .to(BIG_ID)
+                                .to(AllTypesTable.ID)
                                 .set("Float64Col")
                                 .to(1.5)
                                 .set("StringCol")
@@ -222,7 +206,7 @@ class DatastreamJsonGoldenITCase {
                         Mutation.newInsertBuilder("AllTypes").set("Id").to(7L).build()));
         // A system transaction (as a TTL delete is) deletes row 2.
         emulator.database().commitSystemTransaction(List.of(protoDelete("SAMPLE", "2")));
-        db.write(List.of(Mutation.delete("AllTypes", Key.of(BIG_ID))));
+        db.write(List.of(Mutation.delete("AllTypes", Key.of(AllTypesTable.ID))));
     }
 
     /** A delete in the emulator's own terms: the client cannot commit system transactions. */
@@ -236,54 +220,6 @@ class DatastreamJsonGoldenITCase {
                         com.google.spanner.v1.Mutation.Delete.newBuilder()
                                 .setTable(table)
                                 .setKeySet(KeySet.newBuilder().addKeys(key)))
-                .build();
-    }
-
-    private static Mutation allTypesRow() {
-        return Mutation.newInsertBuilder("AllTypes")
-                .set("Id")
-                .to(BIG_ID)
-                .set("Float64Col")
-                .to(Double.NaN)
-                .set("Float32Col")
-                .to(Float.NEGATIVE_INFINITY)
-                .set("NumericCol")
-                .to(new BigDecimal("99999999999999999999999999999.999999999"))
-                .set("BoolCol")
-                .to(true)
-                .set("StringCol")
-                .to("é \"quoted\"")
-                .set("JsonCol")
-                .to(Value.json("{\"b\":[1,2.50,null],\"a\":\"x\"}"))
-                .set("BytesCol")
-                .to(ByteArray.copyFrom(new byte[] {0, 1, (byte) 254, (byte) 255}))
-                .set("DateCol")
-                .to(Date.parseDate("2026-02-28"))
-                .set("TimestampCol")
-                .to(Timestamp.parseTimestamp("2026-02-28T12:34:56.123456789Z"))
-                .set("Int64Array")
-                .toInt64Array(Arrays.asList(Long.MIN_VALUE, null, Long.MAX_VALUE))
-                .set("Float64Array")
-                .toFloat64Array(
-                        Arrays.asList(
-                                Double.POSITIVE_INFINITY, null, Double.NEGATIVE_INFINITY, 0.5))
-                .set("Float32Array")
-                .toFloat32Array(Arrays.asList(0.1f, null, Float.NaN))
-                .set("NumericArray")
-                .toNumericArray(Arrays.asList(new BigDecimal("-0.000000001"), null))
-                .set("BoolArray")
-                .toBoolArray(Arrays.asList(true, null, false))
-                .set("StringArray")
-                .toStringArray(Arrays.asList("", null, "NULL"))
-                .set("JsonArray")
-                .toJsonArray(Arrays.asList("{\"k\":1}", null, "[]"))
-                .set("BytesArray")
-                .toBytesArray(Arrays.asList(ByteArray.copyFrom(new byte[] {-1}), null))
-                .set("DateArray")
-                .toDateArray(Arrays.asList(Date.parseDate("0001-01-01"), null))
-                .set("TimestampArray")
-                .toTimestampArray(
-                        Arrays.asList(Timestamp.parseTimestamp("1970-01-01T00:00:00Z"), null))
                 .build();
     }
 
