@@ -10,9 +10,11 @@ import io.spannercs.emulator.changestream.FaultInjector;
 import io.spannercs.emulator.workload.WorkloadConfig;
 import io.spannercs.emulator.workload.WorkloadGenerator;
 import io.spannercs.flink.format.ChangeEvent;
+import io.spannercs.flink.format.ChangeEventTypeInfo;
 import io.spannercs.flink.source.EmulatorSources;
 import io.spannercs.flink.source.GroundTruth;
 import io.spannercs.flink.source.SpannerChangeStreamSource;
+import io.spannercs.flink.testing.InjectedFailures;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -25,7 +27,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.MapFunction;
@@ -34,8 +35,6 @@ import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -77,16 +76,13 @@ class OperatorsITCase {
 
     private static final int HOT_KEYS = 4;
 
-    static final AtomicInteger FAILURES_LEFT = new AtomicInteger();
-    static final AtomicInteger SEEN = new AtomicInteger();
     static final AtomicLong SHUFFLED_VIOLATIONS = new AtomicLong();
     static final AtomicLong LATE = new AtomicLong();
 
     @ParameterizedTest
     @ValueSource(strings = {"mutable_cs", "legacy_cs"})
     void reorderAndAssemblerMatchGroundTruth(String stream) throws Exception {
-        FAILURES_LEFT.set(3);
-        SEEN.set(0);
+        InjectedFailures.arm(3);
         SHUFFLED_VIOLATIONS.set(0);
         LATE.set(0);
         ScheduledExecutorService mover = Executors.newSingleThreadScheduledExecutor();
@@ -121,14 +117,15 @@ class OperatorsITCase {
             List<SpannerTransaction> transactions;
             try {
                 StreamExecutionEnvironment env =
-                        StreamExecutionEnvironment.getExecutionEnvironment(restarts());
+                        StreamExecutionEnvironment.getExecutionEnvironment(
+                                InjectedFailures.restartingConfiguration());
                 env.setParallelism(2);
                 env.enableCheckpointing(200);
                 SpannerChangeStreamSource<ChangeEvent> source =
                         EmulatorSources.builder(emulator, stream, start, end).build();
                 DataStream<ChangeEvent> shuffled =
                         env.fromSource(source, WatermarkStrategy.noWatermarks(), "spanner")
-                                .map(new FailSometimes())
+                                .map(InjectedFailures.failEvery(150), ChangeEventTypeInfo.INSTANCE)
                                 .rebalance()
                                 .map(new SlowOnOneSubtask());
 
@@ -156,7 +153,7 @@ class OperatorsITCase {
                 mover.shutdownNow();
                 workload.stop();
             }
-            assertThat(FAILURES_LEFT.get()).as("the job failed and restored").isZero();
+            assertThat(InjectedFailures.failuresLeft()).as("the job failed and restored").isZero();
             assertThat(LATE.get()).as("late events").isZero();
             assertThat(SHUFFLED_VIOLATIONS.get())
                     .as("per-key order violations of the shuffled stream, without the reorder")
@@ -266,26 +263,6 @@ class OperatorsITCase {
                     }
                     return out;
                 });
-    }
-
-    private static Configuration restarts() {
-        Configuration c = new Configuration();
-        c.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 10);
-        c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
-        return c;
-    }
-
-    /** Fails the job a few times, at different points, so it restores from checkpoints. */
-    static final class FailSometimes implements MapFunction<ChangeEvent, ChangeEvent> {
-        @Override
-        public ChangeEvent map(ChangeEvent e) {
-            int seen = SEEN.incrementAndGet();
-            if (seen % 150 == 0 && FAILURES_LEFT.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
-                throw new IllegalStateException("Injected failure after " + seen + " records");
-            }
-            return e;
-        }
     }
 
     /** After a rebalance: subtask 0 stalls now and then, so a row's changes overtake each other. */

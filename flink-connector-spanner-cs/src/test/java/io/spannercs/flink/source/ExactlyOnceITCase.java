@@ -8,15 +8,13 @@ import io.spannercs.emulator.changestream.FaultInjector;
 import io.spannercs.emulator.workload.WorkloadConfig;
 import io.spannercs.emulator.workload.WorkloadGenerator;
 import io.spannercs.flink.format.ChangeEvent;
+import io.spannercs.flink.format.ChangeEventTypeInfo;
+import io.spannercs.flink.testing.InjectedFailures;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.common.functions.MapFunction;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.CloseableIterator;
@@ -42,14 +40,10 @@ class ExactlyOnceITCase {
                     + " 'MUTABLE_KEY_RANGE');\n"
                     + "CREATE CHANGE STREAM legacy_cs FOR ALL;\n";
 
-    static final AtomicInteger FAILURES_LEFT = new AtomicInteger();
-    static final AtomicInteger SEEN = new AtomicInteger();
-
     @ParameterizedTest
     @ValueSource(strings = {"mutable_cs", "legacy_cs"})
     void outputEqualsGroundTruthAcrossFailures(String stream) throws Exception {
-        FAILURES_LEFT.set(3);
-        SEEN.set(0);
+        InjectedFailures.arm(3);
         try (SpannerEmulator emulator =
                 SpannerEmulator.builder()
                         .ddl(DDL)
@@ -70,7 +64,8 @@ class ExactlyOnceITCase {
             workload.start();
 
             StreamExecutionEnvironment env =
-                    StreamExecutionEnvironment.getExecutionEnvironment(restarts());
+                    StreamExecutionEnvironment.getExecutionEnvironment(
+                            InjectedFailures.restartingConfiguration());
             env.setParallelism(2);
             env.enableCheckpointing(200);
             SpannerChangeStreamSource<ChangeEvent> source =
@@ -78,13 +73,13 @@ class ExactlyOnceITCase {
             List<ChangeEvent> events = new ArrayList<>();
             try (CloseableIterator<ChangeEvent> it =
                     env.fromSource(source, WatermarkStrategy.noWatermarks(), "spanner")
-                            .map(new FailSometimes())
+                            .map(InjectedFailures.failEvery(150), ChangeEventTypeInfo.INSTANCE)
                             .executeAndCollect("exactly once " + stream)) {
                 it.forEachRemaining(events::add);
             } finally {
                 workload.stop();
             }
-            assertThat(FAILURES_LEFT.get()).as("the job failed and restored").isZero();
+            assertThat(InjectedFailures.failuresLeft()).as("the job failed and restored").isZero();
 
             List<String> expected =
                     GroundTruth.expected(emulator.database(), stream, micros(start), micros(end));
@@ -97,27 +92,7 @@ class ExactlyOnceITCase {
         }
     }
 
-    private static Configuration restarts() {
-        Configuration c = new Configuration();
-        c.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 10);
-        c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
-        return c;
-    }
-
     private static long micros(Instant i) {
         return i.getEpochSecond() * 1_000_000L + i.getNano() / 1000;
-    }
-
-    /** Fails the job a few times, at different points, so it restores from checkpoints. */
-    static final class FailSometimes implements MapFunction<ChangeEvent, ChangeEvent> {
-        @Override
-        public ChangeEvent map(ChangeEvent e) {
-            int seen = SEEN.incrementAndGet();
-            if (seen % 150 == 0 && FAILURES_LEFT.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
-                throw new IllegalStateException("Injected failure after " + seen + " records");
-            }
-            return e;
-        }
     }
 }

@@ -8,6 +8,7 @@ import io.spannercs.emulator.SpannerEmulator;
 import io.spannercs.emulator.storage.CommittedTransaction;
 import io.spannercs.emulator.storage.RowChange;
 import io.spannercs.flink.source.GroundTruth;
+import io.spannercs.flink.testing.InjectedFailures;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
@@ -17,7 +18,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.functions.ScalarFunction;
@@ -65,12 +65,7 @@ class SpannerCdcExactlyOnceITCase {
                             });
             writer.start();
 
-            Configuration conf = new Configuration();
-            conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-            conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 10);
-            conf.set(
-                    RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY,
-                    Duration.ofMillis(200));
+            Configuration conf = InjectedFailures.restartingConfiguration();
             StreamExecutionEnvironment env =
                     StreamExecutionEnvironment.getExecutionEnvironment(conf);
             env.enableCheckpointing(200);

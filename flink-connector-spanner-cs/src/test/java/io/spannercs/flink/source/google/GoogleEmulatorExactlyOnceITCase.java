@@ -13,7 +13,9 @@ import com.google.cloud.spanner.SpannerOptions;
 import io.spannercs.emulator.testing.GoogleSpannerEmulator;
 import io.spannercs.flink.format.ChangeEvent;
 import io.spannercs.flink.format.ChangeEventDeserializer;
+import io.spannercs.flink.format.ChangeEventTypeInfo;
 import io.spannercs.flink.source.SpannerChangeStreamSource;
+import io.spannercs.flink.testing.InjectedFailures;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -24,11 +26,7 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.common.functions.MapFunction;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -68,9 +66,6 @@ class GoogleEmulatorExactlyOnceITCase {
 
     private static final int TRANSACTIONS = 1200;
 
-    static final AtomicInteger FAILURES_LEFT = new AtomicInteger();
-    static final AtomicInteger SEEN = new AtomicInteger();
-
     @Test
     void jobOutputEqualsWhatTheClientWrote() throws Exception {
         Optional<Path> gateway = GoogleSpannerEmulator.locate();
@@ -82,8 +77,7 @@ class GoogleEmulatorExactlyOnceITCase {
             System.out.println("SKIPPED GoogleEmulatorExactlyOnceITCase: " + reason);
             Assumptions.abort(reason);
         }
-        FAILURES_LEFT.set(3);
-        SEEN.set(0);
+        InjectedFailures.arm(3);
         try (GoogleSpannerEmulator google = GoogleSpannerEmulator.start(gateway.get());
                 Spanner spanner =
                         SpannerOptions.newBuilder()
@@ -103,7 +97,8 @@ class GoogleEmulatorExactlyOnceITCase {
             writing.start();
 
             StreamExecutionEnvironment env =
-                    StreamExecutionEnvironment.getExecutionEnvironment(restarts());
+                    StreamExecutionEnvironment.getExecutionEnvironment(
+                            InjectedFailures.restartingConfiguration());
             env.setParallelism(2);
             env.enableCheckpointing(200);
             SpannerChangeStreamSource<ChangeEvent> source =
@@ -121,7 +116,7 @@ class GoogleEmulatorExactlyOnceITCase {
             List<String> actual = new ArrayList<>();
             try (CloseableIterator<ChangeEvent> it =
                     env.fromSource(source, WatermarkStrategy.noWatermarks(), "spanner")
-                            .map(new FailSometimes())
+                            .map(InjectedFailures.failEvery(700), ChangeEventTypeInfo.INSTANCE)
                             .executeAndCollect("exactly once on Google's emulator")) {
                 it.forEachRemaining(e -> actual.add(identity(e)));
             } finally {
@@ -131,7 +126,7 @@ class GoogleEmulatorExactlyOnceITCase {
                 throw writer.failure;
             }
 
-            assertThat(FAILURES_LEFT.get()).as("the job failed and restored").isZero();
+            assertThat(InjectedFailures.failuresLeft()).as("the job failed and restored").isZero();
             assertThat(writer.written).as("changes written").hasSizeGreaterThan(2000);
             assertThat(actual)
                     .doesNotHaveDuplicates()
@@ -246,26 +241,6 @@ class GoogleEmulatorExactlyOnceITCase {
                             .to(random.nextInt(5))
                             .build());
             return "Customers|" + type + "|{Name=" + name + "}";
-        }
-    }
-
-    private static Configuration restarts() {
-        Configuration c = new Configuration();
-        c.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 10);
-        c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
-        return c;
-    }
-
-    /** Fails the job a few times, at different points, so it restores from checkpoints. */
-    static final class FailSometimes implements MapFunction<ChangeEvent, ChangeEvent> {
-        @Override
-        public ChangeEvent map(ChangeEvent e) {
-            int seen = SEEN.incrementAndGet();
-            if (seen % 700 == 0 && FAILURES_LEFT.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
-                throw new IllegalStateException("Injected failure after " + seen + " records");
-            }
-            return e;
         }
     }
 }
