@@ -349,6 +349,7 @@ public final class EnumeratorScaleBenchmark {
                 1000,
                 Duration.ofMillis(100),
                 null,
-                null);
+                null,
+                io.spannercs.flink.source.UnknownValueHandling.FAIL);
     }
 }

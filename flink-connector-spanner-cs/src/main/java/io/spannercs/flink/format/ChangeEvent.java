@@ -37,6 +37,7 @@ public final class ChangeEvent implements Serializable {
     private long numberOfRecordsInTransaction;
     private long numberOfPartitionsInTransaction;
     private String valueCaptureType;
+    private String rawChangeType; // only for ChangeType.UNKNOWN
 
     /** Spanner type names by column, in table order; see {@link #getColumnTypes()}. */
     private Map<String, String> columnTypes = new LinkedHashMap<>();
@@ -131,6 +132,31 @@ public final class ChangeEvent implements Serializable {
 
     public ChangeType getChangeType() {
         return changeType;
+    }
+
+    /**
+     * The mod type as Spanner sent it: the name of {@link #getChangeType()}, or for {@link
+     * ChangeType#UNKNOWN} the name or number this connector does not know.
+     */
+    public String getRawChangeType() {
+        if (rawChangeType != null) {
+            return rawChangeType;
+        }
+        return changeType == null ? null : changeType.name();
+    }
+
+    /**
+     * Sets what Spanner sent as mod type, for an event of {@link ChangeType#UNKNOWN}.
+     *
+     * @return this event
+     */
+    public ChangeEvent withRawChangeType(String rawChangeType) {
+        this.rawChangeType =
+                rawChangeType == null
+                                || (changeType != null && rawChangeType.equals(changeType.name()))
+                        ? null
+                        : rawChangeType;
+        return this;
     }
 
     /** Primary key columns to values, in the table's column order. */
@@ -236,6 +262,7 @@ public final class ChangeEvent implements Serializable {
                 && numberOfPartitionsInTransaction == e.numberOfPartitionsInTransaction
                 && Objects.equals(table, e.table)
                 && changeType == e.changeType
+                && Objects.equals(rawChangeType, e.rawChangeType)
                 && valuesEqual(keys, e.keys)
                 && valuesEqual(newValues, e.newValues)
                 && valuesEqual(oldValues, e.oldValues)
@@ -314,7 +341,7 @@ public final class ChangeEvent implements Serializable {
 
     @Override
     public String toString() {
-        return changeType
+        return getRawChangeType()
                 + " "
                 + table
                 + keys

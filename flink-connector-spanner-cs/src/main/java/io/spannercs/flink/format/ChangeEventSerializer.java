@@ -75,7 +75,7 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
 
     /** Change types by their byte in the format; append only. */
     private static final ChangeType[] CHANGE_TYPES = {
-        ChangeType.INSERT, ChangeType.UPDATE, ChangeType.DELETE
+        ChangeType.INSERT, ChangeType.UPDATE, ChangeType.DELETE, ChangeType.UNKNOWN
     };
 
     private ChangeEventSerializer() {}
@@ -99,22 +99,23 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
     @Override
     public ChangeEvent copy(ChangeEvent from) {
         return new ChangeEvent(
-                from.getTable(),
-                from.getChangeType(),
-                copyValues(from.getKeys(), "keys"),
-                copyValues(from.getNewValues(), "newValues"),
-                copyValues(from.getOldValues(), "oldValues"),
-                from.getCommitTimestamp(),
-                from.getServerTransactionId(),
-                from.getRecordSequence(),
-                from.getModNumber(),
-                from.getTransactionTag(),
-                from.isSystemTransaction(),
-                from.getPartitionToken(),
-                from.getNumberOfRecordsInTransaction(),
-                from.getNumberOfPartitionsInTransaction(),
-                from.getValueCaptureType(),
-                from.getColumnTypes());
+                        from.getTable(),
+                        from.getChangeType(),
+                        copyValues(from.getKeys(), "keys"),
+                        copyValues(from.getNewValues(), "newValues"),
+                        copyValues(from.getOldValues(), "oldValues"),
+                        from.getCommitTimestamp(),
+                        from.getServerTransactionId(),
+                        from.getRecordSequence(),
+                        from.getModNumber(),
+                        from.getTransactionTag(),
+                        from.isSystemTransaction(),
+                        from.getPartitionToken(),
+                        from.getNumberOfRecordsInTransaction(),
+                        from.getNumberOfPartitionsInTransaction(),
+                        from.getValueCaptureType(),
+                        from.getColumnTypes())
+                .withRawChangeType(from.getRawChangeType());
     }
 
     @Override
@@ -136,6 +137,9 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
         StringValue.writeString(e.getPartitionToken(), out);
         StringValue.writeString(e.getValueCaptureType(), out);
         out.writeByte(changeTypeByte(e.getChangeType()));
+        if (e.getChangeType() == ChangeType.UNKNOWN) {
+            StringValue.writeString(e.getRawChangeType(), out);
+        }
         Instant commitTimestamp = e.getCommitTimestamp();
         out.writeBoolean(commitTimestamp != null);
         if (commitTimestamp != null) {
@@ -165,6 +169,7 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
         String partitionToken = StringValue.readString(in);
         String valueCaptureType = StringValue.readString(in);
         ChangeType changeType = changeType(in.readByte());
+        String rawChangeType = changeType == ChangeType.UNKNOWN ? StringValue.readString(in) : null;
         Instant commitTimestamp = in.readBoolean() ? readInstant(in) : null;
         int modNumber = in.readInt();
         boolean systemTransaction = in.readBoolean();
@@ -179,22 +184,23 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
             columnTypes.put(StringValue.readString(in), StringValue.readString(in));
         }
         return new ChangeEvent(
-                table,
-                changeType,
-                keys,
-                newValues,
-                oldValues,
-                commitTimestamp,
-                serverTransactionId,
-                recordSequence,
-                modNumber,
-                transactionTag,
-                systemTransaction,
-                partitionToken,
-                numberOfRecordsInTransaction,
-                numberOfPartitionsInTransaction,
-                valueCaptureType,
-                columnTypes);
+                        table,
+                        changeType,
+                        keys,
+                        newValues,
+                        oldValues,
+                        commitTimestamp,
+                        serverTransactionId,
+                        recordSequence,
+                        modNumber,
+                        transactionTag,
+                        systemTransaction,
+                        partitionToken,
+                        numberOfRecordsInTransaction,
+                        numberOfPartitionsInTransaction,
+                        valueCaptureType,
+                        columnTypes)
+                .withRawChangeType(rawChangeType);
     }
 
     @Override
@@ -240,6 +246,8 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
                 return 1;
             case DELETE:
                 return 2;
+            case UNKNOWN:
+                return 3; // followed by the raw mod type; older layouts never have it
             default:
                 throw new IllegalArgumentException("Unsupported change type " + t);
         }

@@ -7,5 +7,11 @@ import org.apache.flink.annotation.PublicEvolving;
 public enum ChangeType {
     INSERT,
     UPDATE,
-    DELETE
+    DELETE,
+    /**
+     * A mod type this connector does not know (Spanner adds values over time). Only delivered when
+     * the source passes unknown values through ({@code UnknownValueHandling.RAW}); {@link
+     * ChangeEvent#getRawChangeType()} holds what Spanner sent.
+     */
+    UNKNOWN
 }

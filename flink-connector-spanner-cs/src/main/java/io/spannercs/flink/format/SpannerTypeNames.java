@@ -11,7 +11,8 @@ import org.apache.flink.annotation.PublicEvolving;
  * {@code ARRAY<element>}, {@code PROTO<full.Name>} and {@code ENUM<full.Name>}. PostgreSQL types
  * share these codes except the three Spanner annotates, which keep the annotation's name because
  * their values differ: {@code PG_NUMERIC} (arbitrary scale, NaN), {@code PG_JSONB} and {@code
- * PG_OID}. Other codes ({@code INTERVAL}, {@code UUID}, ...) are spelled by their code name.
+ * PG_OID}. Other codes ({@code INTERVAL}, {@code UUID}, ...) are spelled by their code name, and a
+ * code this client does not know as {@code TYPE_CODE_<number>}.
  */
 @PublicEvolving
 public final class SpannerTypeNames {
@@ -31,6 +32,8 @@ public final class SpannerTypeNames {
             case PROTO:
             case ENUM:
                 return type.getCode().name() + "<" + type.getProtoTypeFqn() + ">";
+            case UNRECOGNIZED:
+                return "TYPE_CODE_" + type.getCodeValue(); // newer than this client's proto
             default:
                 return type.getCode().name();
         }

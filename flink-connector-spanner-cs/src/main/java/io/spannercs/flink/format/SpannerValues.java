@@ -23,6 +23,7 @@ import org.apache.flink.annotation.PublicEvolving;
  *   <tr><td>NUMERIC (and PostgreSQL numeric)</td><td>BigDecimal; PostgreSQL's NaN as Double.NaN</td></tr>
  *   <tr><td>BOOL</td><td>Boolean</td></tr>
  *   <tr><td>STRING, JSON (and PostgreSQL jsonb)</td><td>String (JSON as its text)</td></tr>
+ *   <tr><td>UUID, INTERVAL</td><td>String (Spanner's text: lowercase UUID, ISO 8601 duration)</td></tr>
  *   <tr><td>BYTES, PROTO</td><td>byte[]</td></tr>
  *   <tr><td>ENUM</td><td>Long (the enum number)</td></tr>
  *   <tr><td>DATE</td><td>LocalDate</td></tr>
@@ -30,6 +31,13 @@ import org.apache.flink.annotation.PublicEvolving;
  *   <tr><td>ARRAY</td><td>unmodifiable List of the element type, NULL elements as null</td></tr>
  *   <tr><td>NULL of any type</td><td>null</td></tr>
  * </table>
+ *
+ * <p>Google's Cloud Spanner emulator writes a NULL array element as the text {@code "NULL"}. Where
+ * that text cannot be a value of the element type (every type but STRING, JSON, BYTES, UUID and
+ * INTERVAL, where it is ambiguous and kept as it is) it is read as null.
+ *
+ * <p>Other type codes (a type newer than this connector) are not supported: {@link #isSupported}
+ * tells, and the source's {@code UnknownValueHandling} decides what happens to their values.
  */
 @PublicEvolving
 public final class SpannerValues {
@@ -41,6 +49,10 @@ public final class SpannerValues {
     public static Object toJava(Type type, Value v) {
         if (v == null || v.hasNullValue()) {
             return null;
+        }
+        if (!isSupported(type)) {
+            throw new IllegalArgumentException(
+                    "Unsupported Spanner type " + SpannerTypeNames.of(type));
         }
         try {
             switch (type.getCode()) {
@@ -65,6 +77,8 @@ public final class SpannerValues {
                     return v.getBoolValue();
                 case STRING:
                 case JSON:
+                case UUID:
+                case INTERVAL:
                     return v.getStringValue();
                 case BYTES:
                 case PROTO:
@@ -76,14 +90,21 @@ public final class SpannerValues {
                 case ARRAY:
                     {
                         List<Object> out = new ArrayList<>(v.getListValue().getValuesCount());
+                        Type element = type.getArrayElementType();
+                        boolean nullText = readsNullText(element);
                         for (Value e : v.getListValue().getValuesList()) {
-                            out.add(toJava(type.getArrayElementType(), e));
+                            out.add(
+                                    nullText
+                                                    && e.hasStringValue()
+                                                    && e.getStringValue().equals("NULL")
+                                            ? null
+                                            : toJava(element, e));
                         }
                         return Collections.unmodifiableList(out);
                     }
                 default:
                     throw new IllegalArgumentException(
-                            "Unsupported Spanner type " + type.getCode());
+                            "Unsupported Spanner type " + SpannerTypeNames.of(type));
             }
         } catch (RuntimeException e) {
             if (e instanceof IllegalArgumentException
@@ -93,6 +114,46 @@ public final class SpannerValues {
             }
             throw new IllegalArgumentException(
                     "Value " + v.toString().trim() + " is not a valid " + type.getCode(), e);
+        }
+    }
+
+    /** Whether values of the type (and, for arrays, of its elements) can be converted. */
+    public static boolean isSupported(Type type) {
+        switch (type.getCode()) {
+            case INT64:
+            case ENUM:
+            case FLOAT64:
+            case FLOAT32:
+            case NUMERIC:
+            case BOOL:
+            case STRING:
+            case JSON:
+            case UUID:
+            case INTERVAL:
+            case BYTES:
+            case PROTO:
+            case DATE:
+            case TIMESTAMP:
+                return true;
+            case ARRAY:
+                return isSupported(type.getArrayElementType());
+            default:
+                return false;
+        }
+    }
+
+    /** Whether the text "NULL" can only be Google's emulator's NULL element for the type. */
+    private static boolean readsNullText(Type element) {
+        switch (element.getCode()) {
+            case STRING:
+            case JSON:
+            case BYTES:
+            case PROTO:
+            case UUID:
+            case INTERVAL:
+                return false;
+            default:
+                return true;
         }
     }
 

@@ -47,6 +47,7 @@ public final class SpannerChangeStreamSourceBuilder<T> {
     private Duration progressInterval = Duration.ofMillis(100);
     private ChangeEventDeserializer<T> deserializer;
     private ChangeFilter filter = ChangeFilter.ALL;
+    private UnknownValueHandling unknownValueHandling = UnknownValueHandling.FAIL;
 
     SpannerChangeStreamSourceBuilder() {}
 
@@ -204,6 +205,17 @@ public final class SpannerChangeStreamSourceBuilder<T> {
         return this;
     }
 
+    /**
+     * What to do with values of column types and mod types this connector does not know (Spanner
+     * adds both over time): fail the job with a message naming table, column, partition and commit
+     * timestamp (the default), or pass them through raw. See {@link UnknownValueHandling}.
+     */
+    public SpannerChangeStreamSourceBuilder<T> setUnknownValueHandling(
+            UnknownValueHandling unknownValueHandling) {
+        this.unknownValueHandling = unknownValueHandling;
+        return this;
+    }
+
     public SpannerChangeStreamSourceBuilder<T> setDeserializer(
             ChangeEventDeserializer<T> deserializer) {
         this.deserializer = deserializer;
@@ -230,6 +242,9 @@ public final class SpannerChangeStreamSourceBuilder<T> {
         }
         if (filter == null) {
             problems.add("filter cannot be null (ChangeFilter.ALL lets everything through)");
+        }
+        if (unknownValueHandling == null) {
+            problems.add("unknownValueHandling cannot be null (FAIL or RAW)");
         }
         if (deserializer == null) {
             problems.add("deserializer is required (e.g. ChangeEventDeserializer.changeEvents())");
@@ -299,7 +314,8 @@ public final class SpannerChangeStreamSourceBuilder<T> {
                         bufferedRecordsPerPartition,
                         progressInterval,
                         partitionMode,
-                        dialect);
+                        dialect,
+                        unknownValueHandling);
         return new SpannerChangeStreamSource<>(config, deserializer, filter);
     }
 

@@ -103,6 +103,8 @@ public final class SpannerTypeMapping {
                 return root == LogicalTypeRoot.BOOLEAN;
             case "STRING":
             case "JSON":
+            case "UUID":
+            case "INTERVAL":
                 return isString(root);
             case "BYTES":
             case "PROTO":
@@ -137,6 +139,8 @@ public final class SpannerTypeMapping {
                 return "BOOLEAN";
             case "STRING":
             case "JSON":
+            case "UUID":
+            case "INTERVAL":
                 return "STRING";
             case "BYTES":
             case "PROTO":

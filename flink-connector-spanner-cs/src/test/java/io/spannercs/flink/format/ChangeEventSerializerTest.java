@@ -226,6 +226,27 @@ class ChangeEventSerializerTest extends SerializerTestBase<ChangeEvent> {
     }
 
     @Test
+    void anUnknownChangeTypeKeepsWhatSpannerSent() throws IOException {
+        ChangeEvent e =
+                event(ChangeType.UNKNOWN, values("Id", 1L), values(), values(), "t")
+                        .withRawChangeType("7");
+        ChangeEvent back = roundTrip(e);
+        assertThat(back).isEqualTo(e);
+        assertThat(back.getRawChangeType()).isEqualTo("7");
+        assertThat(ChangeEventSerializer.INSTANCE.copy(e).getRawChangeType()).isEqualTo("7");
+        assertThat(
+                        roundTrip(
+                                        event(
+                                                ChangeType.DELETE,
+                                                values("Id", 1L),
+                                                values(),
+                                                values(),
+                                                "t"))
+                                .getRawChangeType())
+                .isEqualTo("DELETE");
+    }
+
+    @Test
     void copiesDoNotShareByteArrays() {
         ChangeEvent e = everyValueType();
         ChangeEvent copy = ChangeEventSerializer.INSTANCE.copy(e);

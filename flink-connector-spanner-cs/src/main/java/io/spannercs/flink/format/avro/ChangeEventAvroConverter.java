@@ -169,7 +169,7 @@ public final class ChangeEventAvroConverter implements Serializable {
         m.put("transaction_tag", nullToEmpty(event.getTransactionTag()));
         m.put("number_of_records_in_transaction", event.getNumberOfRecordsInTransaction());
         m.put("value_capture_type", nullToEmpty(event.getValueCaptureType()));
-        m.put("change_type", event.getChangeType().name());
+        m.put("change_type", event.getRawChangeType());
         m.put("primary_keys", primaryKeys(event));
         m.put("is_deleted", event.getChangeType() == ChangeType.DELETE);
         return m;

@@ -171,8 +171,11 @@ public final class SpannerAvroSchemas {
             case "BOOL":
                 return Schema.create(Schema.Type.BOOLEAN);
             case "STRING":
+            case "INTERVAL": // ISO 8601 duration text
             case "PG_NUMERIC": // arbitrary scale and NaN: no Avro decimal holds every value
                 return Schema.create(Schema.Type.STRING);
+            case "UUID":
+                return LogicalTypes.uuid().addToSchema(Schema.create(Schema.Type.STRING));
             case "BYTES":
                 return Schema.create(Schema.Type.BYTES);
             case "DATE":
@@ -189,8 +192,13 @@ public final class SpannerAvroSchemas {
                     return s;
                 }
             default:
-                throw new IllegalArgumentException(
-                        "Spanner type " + spannerType + " has no Avro mapping");
+                {
+                    // A type newer than this connector, passed through as its raw text (see the
+                    // source's UnknownValueHandling.RAW).
+                    Schema s = Schema.create(Schema.Type.STRING);
+                    s.addProp("spannerType", spannerType);
+                    return s;
+                }
         }
     }
 

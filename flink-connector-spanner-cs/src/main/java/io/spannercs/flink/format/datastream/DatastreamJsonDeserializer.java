@@ -69,7 +69,8 @@ public final class DatastreamJsonDeserializer implements Serializable {
         JsonNode m = required(root, "source_metadata");
         String schema = text(m, "schema");
         String table = schema.isEmpty() ? text(m, "table") : schema + "." + text(m, "table");
-        ChangeType changeType = ChangeType.valueOf(text(m, "change_type"));
+        String rawChangeType = text(m, "change_type");
+        ChangeType changeType = changeType(rawChangeType);
         Map<String, String> types = context.columnTypes(table);
 
         Set<String> keyNames = new HashSet<>();
@@ -91,21 +92,32 @@ public final class DatastreamJsonDeserializer implements Serializable {
         JsonNode tag = m.get("transaction_tag");
         JsonNode token = m.get("partition_token");
         return new ChangeEvent(
-                table,
-                changeType,
-                keys,
-                changeType == ChangeType.DELETE ? Map.of() : rowValues,
-                oldValues,
-                Instant.parse(text(m, "commit_timestamp")),
-                text(m, "server_transaction_id"),
-                recordSequence(required(m, "record_sequence")),
-                required(m, "mod_number").intValue(),
-                tag == null || tag.isNull() ? null : tag.textValue(),
-                m.path("is_system_transaction").booleanValue(),
-                token == null || token.isNull() ? null : token.textValue(),
-                required(m, "number_of_records_in_transaction").longValue(),
-                m.path("number_of_partitions_in_transaction").longValue(),
-                text(m, "value_capture_type"));
+                        table,
+                        changeType,
+                        keys,
+                        changeType == ChangeType.DELETE ? Map.of() : rowValues,
+                        oldValues,
+                        Instant.parse(text(m, "commit_timestamp")),
+                        text(m, "server_transaction_id"),
+                        recordSequence(required(m, "record_sequence")),
+                        required(m, "mod_number").intValue(),
+                        tag == null || tag.isNull() ? null : tag.textValue(),
+                        m.path("is_system_transaction").booleanValue(),
+                        token == null || token.isNull() ? null : token.textValue(),
+                        required(m, "number_of_records_in_transaction").longValue(),
+                        m.path("number_of_partitions_in_transaction").longValue(),
+                        text(m, "value_capture_type"))
+                .withRawChangeType(rawChangeType);
+    }
+
+    /** A change type by name; a name this connector does not know is {@link ChangeType#UNKNOWN}. */
+    private static ChangeType changeType(String name) {
+        for (ChangeType t : ChangeType.values()) {
+            if (t != ChangeType.UNKNOWN && t.name().equals(name)) {
+                return t;
+            }
+        }
+        return ChangeType.UNKNOWN;
     }
 
     private static String recordSequence(JsonNode n) {

@@ -145,7 +145,7 @@ public final class DatastreamJsonSerializer implements Serializable {
         m.put("transaction_tag", e.getTransactionTag());
         m.put("number_of_records_in_transaction", e.getNumberOfRecordsInTransaction());
         m.put("value_capture_type", e.getValueCaptureType());
-        m.put("change_type", e.getChangeType().name());
+        m.put("change_type", e.getRawChangeType());
         ArrayNode keys = m.putArray("primary_keys");
         e.getKeys().keySet().forEach(keys::add);
         m.put("is_deleted", e.getChangeType() == ChangeType.DELETE);

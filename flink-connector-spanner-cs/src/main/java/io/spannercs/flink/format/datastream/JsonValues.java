@@ -234,6 +234,8 @@ final class JsonValues {
                     }
                     return node.booleanValue();
                 case "STRING":
+                case "UUID":
+                case "INTERVAL":
                     return text(node);
                 case "JSON":
                     return MAPPER.writeValueAsString(node);

@@ -1,6 +1,7 @@
 package io.spannercs.flink.source.config;
 
 import com.google.cloud.spanner.Dialect;
+import io.spannercs.flink.source.UnknownValueHandling;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.Objects;
@@ -37,6 +38,7 @@ public final class SpannerSourceConfig implements Serializable {
     private final Duration progressInterval;
     private final PartitionMode partitionMode;
     private final Dialect dialect;
+    private final UnknownValueHandling unknownValueHandling;
 
     /** How a change stream partitions its key space (its {@code partition_mode} option). */
     public enum PartitionMode {
@@ -73,7 +75,8 @@ public final class SpannerSourceConfig implements Serializable {
             int bufferedRecordsPerPartition,
             Duration progressInterval,
             PartitionMode partitionMode,
-            Dialect dialect) {
+            Dialect dialect,
+            UnknownValueHandling unknownValueHandling) {
         this.projectId = Objects.requireNonNull(projectId);
         this.instanceId = Objects.requireNonNull(instanceId);
         this.databaseId = Objects.requireNonNull(databaseId);
@@ -94,6 +97,7 @@ public final class SpannerSourceConfig implements Serializable {
         this.progressInterval = Objects.requireNonNull(progressInterval);
         this.partitionMode = partitionMode;
         this.dialect = dialect;
+        this.unknownValueHandling = Objects.requireNonNull(unknownValueHandling);
     }
 
     public String projectId() {
@@ -156,6 +160,11 @@ public final class SpannerSourceConfig implements Serializable {
     /** The database dialect given by the user, or null to detect it. */
     public Dialect dialect() {
         return dialect;
+    }
+
+    /** What happens to column types and mod types this connector does not know. */
+    public UnknownValueHandling unknownValueHandling() {
+        return unknownValueHandling;
     }
 
     public boolean perKeyOrdering() {

@@ -24,9 +24,12 @@ public final class ChangeStreamEnumeratorStateSerializer
     /** Version 1: the first layout. */
     static final int VERSION_1 = 1;
 
+    /** Version 2: splits given back by readers in {@link PartitionSplitSerializer#VERSION_2}. */
+    static final int VERSION_2 = 2;
+
     @Override
     public int getVersion() {
-        return VERSION_1;
+        return VERSION_2;
     }
 
     @Override
@@ -55,21 +58,25 @@ public final class ChangeStreamEnumeratorStateSerializer
     @Override
     public ChangeStreamEnumeratorState deserialize(int version, byte[] serialized)
             throws IOException {
-        if (version != VERSION_1) {
+        if (version != VERSION_1 && version != VERSION_2) {
             throw new IOException(
                     "Unknown Spanner change stream enumerator state version "
                             + version
-                            + "; this connector reads version "
-                            + VERSION_1
-                            + ". Was the checkpoint taken by a newer connector?");
+                            + "; this connector reads versions 1 and 2. Was the checkpoint taken by"
+                            + " a newer connector?");
         }
+        // Each enumerator state version embeds splits in the split layout of the same number.
+        int splitVersion =
+                version == VERSION_1
+                        ? PartitionSplitSerializer.VERSION_1
+                        : PartitionSplitSerializer.VERSION_2;
         DataInputDeserializer in = new DataInputDeserializer(serialized);
         boolean rootQueryDone = in.readBoolean();
         long lowWatermark = in.readLong();
         int n = in.readInt();
         List<PartitionEntry> partitions = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            partitions.add(readPartition(in));
+            partitions.add(readPartition(in, splitVersion));
         }
         n = in.readInt();
         List<BarrierEntry> barriers = new ArrayList<>(n);
@@ -85,7 +92,9 @@ public final class ChangeStreamEnumeratorStateSerializer
         }
         if (in.available() > 0) {
             throw new IOException(
-                    in.available() + " unexpected trailing bytes in enumerator state version 1");
+                    in.available()
+                            + " unexpected trailing bytes in enumerator state version "
+                            + version);
         }
         return new ChangeStreamEnumeratorState(
                 rootQueryDone, lowWatermark, partitions, barriers, pruned);
@@ -107,7 +116,8 @@ public final class ChangeStreamEnumeratorStateSerializer
         }
     }
 
-    private static PartitionEntry readPartition(DataInputView in) throws IOException {
+    private static PartitionEntry readPartition(DataInputView in, int splitVersion)
+            throws IOException {
         String token = in.readUTF();
         long start = in.readLong();
         List<String> parents = PartitionSplitSerializer.readStrings(in);
@@ -117,7 +127,8 @@ public final class ChangeStreamEnumeratorStateSerializer
         long progress = in.readLong();
         long maxMoveOut = in.readLong();
         int discoverer = in.readInt();
-        PartitionSplit resume = in.readBoolean() ? PartitionSplitSerializer.read(in) : null;
+        PartitionSplit resume =
+                in.readBoolean() ? PartitionSplitSerializer.read(in, splitVersion) : null;
         return new PartitionEntry(
                 token,
                 start,

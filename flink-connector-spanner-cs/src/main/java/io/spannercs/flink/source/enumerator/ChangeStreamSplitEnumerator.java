@@ -240,8 +240,8 @@ public final class ChangeStreamSplitEnumerator
                 added.add(p.token());
             } else if (outcome == PartitionGraph.Discovery.STALE) {
                 LOG.debug(
-                        "Ignoring partition {} from a re-sent report of {}: it starts at {}, at or"
-                                + " below the low watermark {}, so it has finished already",
+                        "Ignoring partition {} from a re-sent report of {}: it starts at {}, below"
+                                + " the low watermark {}, so it has finished already",
                         p.token(),
                         d.token(),
                         TimeFormat.micros(p.startMicros()),

@@ -46,7 +46,7 @@ final class PartitionGraph {
     enum Discovery {
         ADDED,
         ALREADY_KNOWN,
-        /** Pruned, or starts at or below the low watermark: a re-sent report of a finished one. */
+        /** Pruned, or starts below the low watermark: a re-sent report of a finished one. */
         STALE
     }
 
@@ -159,8 +159,10 @@ final class PartitionGraph {
             return Discovery.ALREADY_KNOWN;
         }
         // An unfinished partition caps the low watermark below its start, so a partition
-        // starting at or below it has finished and been pruned already.
-        if (prunedEndMicros.containsKey(p.token()) || p.startMicros() <= lowWatermarkMicros) {
+        // starting below it has finished and been pruned already. Not one starting at it: its
+        // parent may have sent a heartbeat at that time before announcing it, which raised the
+        // low watermark to it (a heartbeat covers data records, not partition records).
+        if (prunedEndMicros.containsKey(p.token()) || p.startMicros() < lowWatermarkMicros) {
             return Discovery.STALE;
         }
         partitions.put(p.token(), PartitionEntry.discovered(p, discoverer));

@@ -8,6 +8,7 @@ import com.google.cloud.spanner.SpannerException;
 import com.google.cloud.spanner.Statement;
 import io.grpc.Status;
 import io.spannercs.flink.source.config.ChangeStreamQuery;
+import io.spannercs.flink.source.config.QueryWindows;
 import io.spannercs.flink.source.config.SpannerClients;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.event.PartitionReport.NewPartition;
@@ -42,17 +43,24 @@ public final class SpannerRootPartitions implements RootPartitions {
         ChangeStreamQuery.requireIdentifier(config.changeStream());
     }
 
-    /** One query window after the start, but not past the end of a bounded source. */
-    static long queryEndMicros(long startMicros, SpannerSourceConfig config) {
-        long window = config.queryWindow().toNanos() / 1000;
-        long windowEnd =
-                startMicros > Long.MAX_VALUE - window ? Long.MAX_VALUE : startMicros + window;
-        return Math.min(windowEnd, config.endMicros());
+    /** One query window after the start (see {@link QueryWindows}). */
+    static long queryEndMicros(long startMicros, SpannerSourceConfig config, long nowMicros) {
+        return QueryWindows.end(
+                startMicros,
+                QueryWindows.NO_PREVIOUS,
+                config.queryWindow(),
+                config.endMicros(),
+                nowMicros);
     }
 
     @Override
     public List<NewPartition> query(long startMicros) {
-        long endMicros = queryEndMicros(startMicros, config);
+        java.time.Instant now = java.time.Instant.now();
+        long endMicros =
+                queryEndMicros(
+                        startMicros,
+                        config,
+                        now.getEpochSecond() * 1_000_000L + now.getNano() / 1000);
         try {
             DatabaseClient client = SpannerClients.databaseClient(openClient(), config);
             ChangeStreamQuery query = ChangeStreamQuery.detect(client, config);

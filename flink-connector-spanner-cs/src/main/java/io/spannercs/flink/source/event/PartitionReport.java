@@ -19,7 +19,10 @@ public sealed interface PartitionReport extends Serializable
     /** The partition whose query produced the report. */
     String token();
 
-    /** Unique per report: kind, token and timestamp. */
+    /**
+     * Unique per report: kind, token, timestamp and, where a partition may report several at one
+     * timestamp (children in several records, several move-outs), what it announces.
+     */
     String id();
 
     /** A partition to read from {@code startMicros}; legacy children name all their parents. */
@@ -31,7 +34,9 @@ public sealed interface PartitionReport extends Serializable
             implements PartitionReport {
         @Override
         public String id() {
-            return "D|" + token + "|" + micros;
+            List<String> tokens = new java.util.ArrayList<>(partitions.size());
+            partitions.forEach(p -> tokens.add(p.token()));
+            return "D|" + token + "|" + micros + "|" + Integer.toHexString(tokens.hashCode());
         }
     }
 
@@ -60,7 +65,7 @@ public sealed interface PartitionReport extends Serializable
             implements PartitionReport {
         @Override
         public String id() {
-            return "M|" + token + "|" + micros;
+            return "M|" + token + "|" + micros + "|" + Integer.toHexString(destinations.hashCode());
         }
     }
 }

@@ -4,7 +4,6 @@ import io.spannercs.flink.format.ChangeEvent;
 import io.spannercs.flink.format.ChangeEventDeserializer;
 import io.spannercs.flink.format.ChangeType;
 import io.spannercs.flink.format.SpannerTypeNames;
-import io.spannercs.flink.format.SpannerValues;
 import io.spannercs.flink.source.ChangeFilter;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.event.PartitionReport;
@@ -46,6 +45,7 @@ public final class ChangeStreamRecordEmitter<T>
     private final ReaderSharedState shared;
     private final ReportOutbox outbox;
     private final ForwardingCollector<T> collector = new ForwardingCollector<>();
+    private final ModValueConverter values;
     private final Counter numRecordsIn;
 
     /**
@@ -68,38 +68,54 @@ public final class ChangeStreamRecordEmitter<T>
         this.config = config;
         this.shared = shared;
         this.outbox = outbox;
+        this.values = new ModValueConverter(config.unknownValueHandling());
     }
 
     @Override
     public void emitRecord(FetchedRecord element, SourceOutput<T> output, PartitionSplitState state)
             throws Exception {
-        if (element.isTick() || !(element.record() instanceof DataChangeRecord)) {
-            numRecordsIn.dec();
+        if (element.record() instanceof DataChangeRecord d) {
+            numRecordsIn.inc(d.mods().size() - 1L);
+            shared.countRowChanges(d.mods().size());
         } else {
-            int mods = ((DataChangeRecord) element.record()).mods().size();
-            numRecordsIn.inc(mods - 1L);
-            shared.countRowChanges(mods);
+            numRecordsIn.dec();
         }
-        if (!element.isTick()) {
-            ChangeRecord r = element.record();
-            if (r instanceof DataChangeRecord d) {
-                emitData(d, output, state);
-            } else if (r instanceof HeartbeatRecord h) {
-                state.advanceTo(h.timestampMicros(), null);
-            } else if (r instanceof PartitionStartRecord s) {
-                onPartitionStart(s, state);
-            } else if (r instanceof PartitionEventRecord e) {
-                onPartitionEvent(e, state);
-            } else if (r instanceof PartitionEndRecord e) {
-                state.advanceTo(e.timestampMicros(), e.recordSequence());
-                outbox.add(state, new PartitionReport.Finished(state.token(), e.timestampMicros()));
+        switch (element.kind()) {
+            case RECORD:
+                emitRecord(element.record(), output, state);
+                outbox.progressChanged();
+                break;
+            case BARRIER:
+                onBarrier(element.micros(), element.sources(), state);
+                outbox.progressChanged();
+                break;
+            case PARTITION_DONE:
+                outbox.add(state, new PartitionReport.Finished(state.token(), element.micros()));
                 state.markFinished();
-            } else if (r instanceof ChildPartitionsRecord c) {
-                onChildPartitions(c, state);
-            }
-            outbox.progressChanged();
+                outbox.progressChanged();
+                break;
+            case WATERMARK_TICK:
+                break;
         }
         emitWatermark(output, state);
+    }
+
+    private void emitRecord(ChangeRecord r, SourceOutput<T> output, PartitionSplitState state)
+            throws Exception {
+        if (r instanceof DataChangeRecord d) {
+            emitData(d, output, state);
+        } else if (r instanceof HeartbeatRecord h) {
+            state.advance(h);
+        } else if (r instanceof PartitionStartRecord s) {
+            onPartitionStart(s, state);
+        } else if (r instanceof PartitionEventRecord e) {
+            onPartitionEvent(e, state);
+        } else if (r instanceof PartitionEndRecord e) {
+            // The partition is done once its query ends: records may still follow at this time.
+            state.advance(e);
+        } else if (r instanceof ChildPartitionsRecord c) {
+            onChildPartitions(c, state);
+        }
     }
 
     private void emitData(DataChangeRecord d, SourceOutput<T> output, PartitionSplitState state)
@@ -107,7 +123,7 @@ public final class ChangeStreamRecordEmitter<T>
         if (!filter.acceptsRecord(d)) {
             // Filtered before any value is converted: excluded tables cost almost nothing.
             numRecordsFiltered.inc(d.mods().size());
-            state.advanceTo(d.timestampMicros(), d.recordSequence());
+            state.advance(d);
             return;
         }
         List<ColumnInfo> columns = new ArrayList<>(d.columns());
@@ -120,6 +136,7 @@ public final class ChangeStreamRecordEmitter<T>
                         Math.floorMod(d.timestampMicros(), 1_000_000L) * 1000L);
         collector.target = output;
         collector.timestamp = timestampMillis;
+        ChangeType changeType = values.changeType(d, state.token());
         for (int i = 0; i < d.mods().size(); i++) {
             ModRecord m = filter.select(d, d.mods().get(i));
             if (m == null) {
@@ -129,10 +146,10 @@ public final class ChangeStreamRecordEmitter<T>
             ChangeEvent event =
                     new ChangeEvent(
                             d.table(),
-                            ChangeType.valueOf(d.modType()),
-                            typed(columns, m.keys()),
-                            typed(columns, m.newValues()),
-                            typed(columns, m.oldValues()),
+                            changeType,
+                            values.typed(d, state.token(), columns, m.keys()),
+                            values.typed(d, state.token(), columns, m.newValues()),
+                            values.typed(d, state.token(), columns, m.oldValues()),
                             commit,
                             d.serverTransactionId(),
                             d.recordSequence(),
@@ -144,44 +161,18 @@ public final class ChangeStreamRecordEmitter<T>
                             d.numberOfPartitionsInTransaction(),
                             d.valueCaptureType(),
                             columnTypes);
+            if (changeType == ChangeType.UNKNOWN) {
+                event.withRawChangeType(d.modType());
+            }
             deserializer.deserialize(event, collector);
         }
-        state.advanceTo(d.timestampMicros(), d.recordSequence());
+        state.advance(d);
     }
 
     /** Type names of the columns (in table order), as formats need a stable layout. */
     private static Map<String, String> columnTypes(List<ColumnInfo> ordered) {
         Map<String, String> out = new LinkedHashMap<>();
         ordered.forEach(c -> out.put(c.name(), SpannerTypeNames.of(c.type())));
-        return out;
-    }
-
-    /**
-     * Typed values in the table's column order (ordinal position), whatever order the record lists
-     * them in: PostgreSQL's JSONB records, for one, sort object keys by length.
-     */
-    private static Map<String, Object> typed(
-            List<ColumnInfo> columns, Map<String, com.google.protobuf.Value> values) {
-        Map<String, Object> out = new LinkedHashMap<>();
-        if (values.isEmpty()) {
-            return out;
-        }
-        for (ColumnInfo c : columns) {
-            com.google.protobuf.Value v = values.get(c.name());
-            if (v != null) {
-                out.put(c.name(), SpannerValues.toJava(c.type(), v));
-            }
-        }
-        if (out.size() != values.size()) {
-            for (String name : values.keySet()) {
-                if (!out.containsKey(name)) {
-                    throw new IllegalStateException(
-                            "Change record has a value for column "
-                                    + name
-                                    + " but no metadata for it");
-                }
-            }
-        }
         return out;
     }
 
@@ -193,27 +184,30 @@ public final class ChangeStreamRecordEmitter<T>
         outbox.add(
                 state,
                 new PartitionReport.Discovered(state.token(), s.timestampMicros(), partitions));
-        state.advanceTo(s.timestampMicros(), s.recordSequence());
+        state.advance(s);
     }
 
+    /**
+     * A move-out tells the destinations that this partition has reached the timestamp for the moved
+     * ranges. Move-ins wait at the barrier marker that follows every record of their timestamp, so
+     * the move-outs of the same timestamp are reported first (two partitions swapping ranges must
+     * not wait for each other).
+     */
     private void onPartitionEvent(PartitionEventRecord e, PartitionSplitState state) {
-        // Move-outs first: two partitions swapping ranges at one timestamp must not wait for each
-        // other.
         if (!e.moveOutDestinations().isEmpty()) {
             outbox.add(
                     state,
                     new PartitionReport.MovedOut(
                             state.token(), e.timestampMicros(), e.moveOutDestinations()));
         }
-        state.advanceTo(e.timestampMicros(), e.recordSequence());
-        if (config.perKeyOrdering()
-                && !e.moveInSources().isEmpty()
-                && !shared.isReleased(state.token(), e.timestampMicros())) {
-            state.block(e.timestampMicros(), e.moveInSources());
-            outbox.add(
-                    state,
-                    new PartitionReport.BarrierReached(
-                            state.token(), e.timestampMicros(), e.moveInSources()));
+        state.advance(e);
+    }
+
+    /** Every record at the move-in's timestamp is emitted; later ones wait for the sources. */
+    private void onBarrier(long micros, List<String> sources, PartitionSplitState state) {
+        if (config.perKeyOrdering() && !shared.isReleased(state.token(), micros)) {
+            state.block(micros, sources);
+            outbox.add(state, new PartitionReport.BarrierReached(state.token(), micros, sources));
         }
     }
 
@@ -227,9 +221,8 @@ public final class ChangeStreamRecordEmitter<T>
         outbox.add(
                 state,
                 new PartitionReport.Discovered(state.token(), c.timestampMicros(), partitions));
-        state.advanceTo(c.timestampMicros(), c.recordSequence());
-        outbox.add(state, new PartitionReport.Finished(state.token(), c.timestampMicros()));
-        state.markFinished();
+        // The partition is done once its query ends: a split may list children in several records.
+        state.advance(c);
     }
 
     private void emitWatermark(SourceOutput<T> output, PartitionSplitState state) {

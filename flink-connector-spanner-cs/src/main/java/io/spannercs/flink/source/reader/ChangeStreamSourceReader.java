@@ -118,7 +118,7 @@ public final class ChangeStreamSourceReader<T>
                         });
         return new ChangeStreamSourceReader<>(
                 config,
-                SpannerClients.create(config),
+                SpannerClients.createForReader(config),
                 executor,
                 new ReaderSharedState(),
                 new ReportOutbox(),

@@ -69,7 +69,7 @@ public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord,
                 out.add(s.token(), FetchedRecord.WATERMARK_TICK);
             }
             int share = Math.max(16, budget / Math.max(1, streams.size()));
-            s.drain(share, r -> out.add(s.token(), new FetchedRecord(r)));
+            s.drain(share, r -> out.add(s.token(), r));
             if (s.finishedAndDrained()) {
                 finished.add(s.token());
             }

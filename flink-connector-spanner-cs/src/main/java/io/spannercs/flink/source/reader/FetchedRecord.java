@@ -1,17 +1,48 @@
 package io.spannercs.flink.source.reader;
 
 import io.spannercs.flink.source.record.ChangeRecord;
+import java.util.List;
 import org.apache.flink.annotation.Internal;
 
 /**
- * What the fetcher hands to the emitter for one split: a change record, or a tick asking the
- * emitter to re-evaluate the split's watermark (after the low watermark moved).
+ * What the fetcher hands to the emitter for one split: a change record, or a marker the fetcher
+ * derived from the partition's query.
+ *
+ * @param record the change record, for {@link Kind#RECORD}
+ * @param micros the barrier's timestamp ({@link Kind#BARRIER}) or the partition's end ({@link
+ *     Kind#PARTITION_DONE})
+ * @param sources the partitions a barrier waits for
  */
 @Internal
-public record FetchedRecord(ChangeRecord record) {
-    static final FetchedRecord WATERMARK_TICK = new FetchedRecord(null);
+public record FetchedRecord(Kind kind, ChangeRecord record, long micros, List<String> sources) {
 
-    boolean isTick() {
-        return record == null;
+    /** What a fetched element is. */
+    enum Kind {
+        /** A change record of the partition. */
+        RECORD,
+        /** Asks the emitter to re-evaluate the split's watermark (the low watermark moved). */
+        WATERMARK_TICK,
+        /**
+         * Every record at {@code micros} has been handed over and one of them moved key ranges in:
+         * nothing later may be emitted until the sources have processed all records up to it.
+         */
+        BARRIER,
+        /** The partition's query ended after its end record(s): the partition is done. */
+        PARTITION_DONE
+    }
+
+    static final FetchedRecord WATERMARK_TICK =
+            new FetchedRecord(Kind.WATERMARK_TICK, null, 0, List.of());
+
+    static FetchedRecord of(ChangeRecord record) {
+        return new FetchedRecord(Kind.RECORD, record, record.timestampMicros(), List.of());
+    }
+
+    static FetchedRecord barrier(long micros, List<String> sources) {
+        return new FetchedRecord(Kind.BARRIER, null, micros, List.copyOf(sources));
+    }
+
+    static FetchedRecord partitionDone(long endMicros) {
+        return new FetchedRecord(Kind.PARTITION_DONE, null, endMicros, List.of());
     }
 }

@@ -2,6 +2,8 @@ package io.spannercs.flink.source.reader;
 
 import io.spannercs.flink.source.event.PartitionReport;
 import io.spannercs.flink.source.event.SplitsResumedEvent;
+import io.spannercs.flink.source.record.ChangeRecord;
+import io.spannercs.flink.source.split.PartitionPosition;
 import io.spannercs.flink.source.split.PartitionSplit;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -12,8 +14,7 @@ import org.apache.flink.annotation.Internal;
 @Internal
 public final class PartitionSplitState {
     private final PartitionSplit initial;
-    private long positionMicros;
-    private String positionSequence;
+    private final PartitionPosition position;
     private long barrierMicros;
     private List<String> barrierSources;
     private final List<PartitionReport> pendingReports;
@@ -22,8 +23,7 @@ public final class PartitionSplitState {
 
     public PartitionSplitState(PartitionSplit split) {
         this.initial = split;
-        this.positionMicros = split.positionMicros();
-        this.positionSequence = split.positionSequence();
+        this.position = split.position();
         this.barrierMicros = split.barrierMicros();
         this.barrierSources = split.barrierSources();
         this.pendingReports = new ArrayList<>(split.pendingReports());
@@ -34,23 +34,14 @@ public final class PartitionSplitState {
         return initial.token();
     }
 
-    /** Marks a record at (micros, sequence) as emitted; a null sequence covers the timestamp. */
-    void advanceTo(long micros, String sequence) {
-        positionMicros = micros;
-        positionSequence = sequence;
-    }
-
-    long positionMicros() {
-        return positionMicros;
-    }
-
-    String positionSequence() {
-        return positionSequence;
+    /** Marks the record as emitted (or handled, for partition records). */
+    void advance(ChangeRecord record) {
+        position.advance(record);
     }
 
     /** See {@link PartitionSplit#progressOf}. */
     long progressMicros() {
-        return PartitionSplit.progressOf(positionMicros, positionSequence, barrierMicros);
+        return PartitionSplit.progressOf(position, barrierMicros);
     }
 
     void block(long micros, List<String> sources) {
@@ -118,8 +109,7 @@ public final class PartitionSplitState {
                 initial.startMicros(),
                 initial.endMicros(),
                 initial.parentTokens(),
-                positionMicros,
-                positionSequence,
+                position,
                 barrierMicros,
                 barrierSources,
                 pendingReports,

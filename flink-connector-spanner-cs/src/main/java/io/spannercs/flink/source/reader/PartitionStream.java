@@ -7,19 +7,28 @@ import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.SpannerException;
 import com.google.cloud.spanner.Statement;
 import io.spannercs.flink.source.config.ChangeStreamQuery;
+import io.spannercs.flink.source.config.QueryWindows;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.record.ChangeRecord;
 import io.spannercs.flink.source.record.ChangeRecordDecoder;
 import io.spannercs.flink.source.record.ChildPartitionsRecord;
 import io.spannercs.flink.source.record.DataChangeRecord;
-import io.spannercs.flink.source.record.HeartbeatRecord;
 import io.spannercs.flink.source.record.PartitionEndRecord;
 import io.spannercs.flink.source.record.PartitionEventRecord;
+import io.spannercs.flink.source.record.PartitionStartRecord;
 import io.spannercs.flink.source.record.RecordSequences;
+import io.spannercs.flink.source.split.PartitionPosition;
 import io.spannercs.flink.source.split.PartitionSplit;
+import java.time.Instant;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Executor;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,8 +36,21 @@ import org.slf4j.LoggerFactory;
  * Reads one partition: its query runs on a thread of the reader's query pool with the client's
  * blocking {@link ResultSet}, and puts records into a bounded buffer; a full buffer makes the query
  * thread wait, which is backpressure (the stream is not read, so Spanner stops sending). Query
- * windows are chained from the last position, transient errors are retried with backoff from that
- * position, and records at or before it are skipped, so each record reaches the buffer once.
+ * windows are chained from the last record fetched (never from a window's end: a partition may end
+ * inside a window without its end record, and Spanner rejects a query starting after the end),
+ * transient errors are retried with backoff from there, and records already fetched are skipped by
+ * their identity (see {@link PartitionPosition}), so each record reaches the buffer once.
+ *
+ * <p>A partition is read until its query ends, not just to its first end record: a legacy split may
+ * list its children in several records. When it ends after an end record, the partition is done.
+ *
+ * <p>With per-key ordering, the partition records of a MUTABLE_KEY_RANGE timestamp are held until
+ * the timestamp is complete (a later record arrives, or the query ends) and then handed over in
+ * {@code record_sequence} order, as the proto asks: they may arrive in any order, and a move-out
+ * must not be reported before the data records that precede it. Data records and heartbeats are
+ * never held. A move-in is followed by a barrier marker after every record of its timestamp:
+ * records at the move-in's timestamp are processed (the swap of two ranges reports its move-outs
+ * there), later ones wait until the barrier is released.
  *
  * <p>Why not the client's AsyncResultSet: it also occupies one thread of the client's small async
  * pool per streaming query (a change stream query streams for its whole window, so the ninth
@@ -40,6 +62,8 @@ import org.slf4j.LoggerFactory;
 final class PartitionStream {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionStream.class);
     private static final long MAX_BACKOFF_MILLIS = 10_000;
+    private static final Comparator<ChangeRecord> SEQUENCE_ORDER =
+            Comparator.comparing(ChangeRecord::recordSequence, RecordSequences.ORDER);
 
     private final PartitionSplit split;
     private final SpannerSourceConfig config;
@@ -48,22 +72,33 @@ final class PartitionStream {
     private final Executor queryThreads;
     private final Runnable onData;
     private final ReaderSharedState shared;
-    private final ArrayDeque<ChangeRecord> buffer = new ArrayDeque<>();
+    private final boolean holdPartitionRecords;
+    private final ArrayDeque<FetchedRecord> buffer = new ArrayDeque<>();
 
-    // Position of the last record put into the buffer; queries restart from here.
-    private long fetchedMicros;
-    private String fetchedSequence;
-    private long windowEndMicros;
+    // What has been put into the buffer; queries restart from here.
+    private final PartitionPosition fetched;
+    // Partition records of one timestamp, held for sequence order (see the class comment).
+    private final List<ChangeRecord> held = new ArrayList<>();
+    private final Set<String> heldIdentities = new HashSet<>();
+    private long heldMicros;
+    private boolean endSeen; // an end record (or child partitions) was fetched
+    private long endMicros = Long.MIN_VALUE;
+
+    private long windowEndMicros = QueryWindows.NO_PREVIOUS;
     private ResultSet resultSet; // the running query's, to cancel it from another thread
     private boolean running; // a query task is running or submitted
     private long generation;
     private boolean started;
-    private boolean ended; // the partition's last record (or the source's end) is buffered
+    private boolean ended; // the partition is done (or the source's end reached): no more queries
     private boolean endDelivered;
     private RuntimeException failure;
     private int attempts;
     private long retryAtNanos;
-    // Draining stops after a move-in until its barrier is released.
+    private boolean waitLogged;
+    private long queryStartNanos;
+    private long lastRowNanos;
+    private boolean stallWarned;
+    // Draining stops at a barrier until it is released.
     private long blockedAtMicros;
 
     PartitionStream(
@@ -81,8 +116,11 @@ final class PartitionStream {
         this.queryThreads = queryThreads;
         this.shared = shared;
         this.onData = onData;
-        this.fetchedMicros = split.positionMicros();
-        this.fetchedSequence = split.positionSequence();
+        this.holdPartitionRecords =
+                config.perKeyOrdering()
+                        && query.partitionMode()
+                                == SpannerSourceConfig.PartitionMode.MUTABLE_KEY_RANGE;
+        this.fetched = split.position();
         this.blockedAtMicros = split.barrierMicros();
         this.ended = split.finished();
     }
@@ -105,18 +143,34 @@ final class PartitionStream {
         if (ended || failure != null) {
             return;
         }
-        long startMicros = fetchedSequence == null ? fetchedMicros + 1 : fetchedMicros;
-        long window = config.queryWindow().toNanos() / 1000;
-        windowEndMicros =
-                config.endMicros() == SpannerSourceConfig.NO_END
-                        ? saturatedAdd(startMicros, window)
-                        : Math.min(config.endMicros(), saturatedAdd(startMicros, window));
-        if (startMicros > windowEndMicros) {
-            buffer.add(new HeartbeatRecord(windowEndMicros));
-            ended = true;
+        long startMicros = fetched.restartMicros();
+        if (startMicros > config.endMicros()) {
+            ended = true; // nothing of the partition lies within the source's range
             onData.run();
             return;
         }
+        long nowMicros = nowMicros();
+        long earliest = QueryWindows.earliestQueryMicros(startMicros);
+        if (nowMicros < earliest) {
+            // Spanner rejects windows ending too far in the future: wait on this side.
+            if (!waitLogged) {
+                LOG.info(
+                        "{} starts at {}, in the future; its query waits until {}",
+                        describe(),
+                        Instant.ofEpochSecond(0, startMicros * 1000),
+                        Instant.ofEpochSecond(0, earliest * 1000));
+                waitLogged = true;
+            }
+            retryAtNanos = System.nanoTime() + (earliest - nowMicros) * 1000;
+            return;
+        }
+        windowEndMicros =
+                QueryWindows.end(
+                        startMicros,
+                        windowEndMicros,
+                        config.queryWindow(),
+                        config.endMicros(),
+                        nowMicros);
         Statement statement =
                 query.statement(
                         split.token(),
@@ -134,12 +188,15 @@ final class PartitionStream {
                 "Querying partition {} from {} to {}", split.token(), startMicros, windowEndMicros);
         long current = ++generation;
         running = true;
+        queryStartNanos = System.nanoTime();
+        lastRowNanos = queryStartNanos;
+        stallWarned = false;
         queryThreads.execute(() -> runQuery(current, statement, options));
     }
 
-    private static long saturatedAdd(long a, long b) {
-        long r = a + b;
-        return r < a ? Long.MAX_VALUE : r;
+    private static long nowMicros() {
+        Instant now = Instant.now();
+        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1000;
     }
 
     /** Runs one query window on a query thread, until it ends, fails or is superseded. */
@@ -162,6 +219,7 @@ final class PartitionStream {
                     if (query != generation) {
                         return; // superseded or closed
                     }
+                    lastRowNanos = System.nanoTime();
                     wasEmpty = buffer.isEmpty();
                     for (ChangeRecord r : records) {
                         accept(r);
@@ -220,54 +278,82 @@ final class PartitionStream {
         return query == generation;
     }
 
-    /** Buffers a record unless it is at or before the fetched position (a re-read). */
+    /** Takes a record from the query, unless it was fetched before (a re-read). */
     private void accept(ChangeRecord r) {
-        if (ended) {
+        if (fetched.covers(r)
+                || (r.timestampMicros() == heldMicros && heldIdentities.contains(r.identity()))) {
             return;
         }
-        long t = r.timestampMicros();
-        boolean heartbeat = r instanceof HeartbeatRecord;
-        if (t < fetchedMicros
-                || (t == fetchedMicros
-                        && (fetchedSequence == null
-                                || heartbeat
-                                || RecordSequences.compare(r.recordSequence(), fetchedSequence)
-                                        <= 0))) {
-            return;
+        if (holdPartitionRecords) {
+            if (!held.isEmpty() && r.timestampMicros() > heldMicros) {
+                releaseHeld();
+            }
+            if (isPartitionRecord(r)) {
+                held.add(r);
+                heldIdentities.add(r.identity());
+                heldMicros = r.timestampMicros();
+                return;
+            }
         }
+        deliver(r);
+    }
+
+    private static boolean isPartitionRecord(ChangeRecord r) {
+        return r instanceof PartitionEventRecord
+                || r instanceof PartitionStartRecord
+                || r instanceof PartitionEndRecord;
+    }
+
+    /** Hands the held partition records over in sequence order, then a barrier for move-ins. */
+    private void releaseHeld() {
+        held.sort(SEQUENCE_ORDER);
+        Set<String> moveInSources = new LinkedHashSet<>();
+        for (ChangeRecord r : held) {
+            deliver(r);
+            if (r instanceof PartitionEventRecord e) {
+                moveInSources.addAll(e.moveInSources());
+            }
+        }
+        if (!moveInSources.isEmpty()) {
+            buffer.add(FetchedRecord.barrier(heldMicros, List.copyOf(moveInSources)));
+        }
+        held.clear();
+        heldIdentities.clear();
+    }
+
+    private void deliver(ChangeRecord r) {
         LOG.trace("Partition {} fetched {}", split.token(), r);
-        buffer.add(r);
-        fetchedMicros = t;
-        fetchedSequence = heartbeat ? null : r.recordSequence();
+        buffer.add(FetchedRecord.of(r));
+        fetched.advance(r);
         if (r instanceof DataChangeRecord) {
-            shared.recordFetchLag(Math.max(0, System.currentTimeMillis() - t / 1000));
-        }
-        if (r instanceof PartitionEndRecord || (r instanceof ChildPartitionsRecord)) {
-            ended = true;
+            shared.recordFetchLag(
+                    Math.max(0, System.currentTimeMillis() - r.timestampMicros() / 1000));
+        } else if (r instanceof PartitionEndRecord || r instanceof ChildPartitionsRecord) {
+            endSeen = true;
+            endMicros = Math.max(endMicros, r.timestampMicros());
         }
     }
 
     private void onQueryDone(long query) {
-        LOG.debug("Query of partition {} completed (ended: {})", split.token(), ended);
         synchronized (this) {
             if (query != generation) {
                 return;
             }
+            LOG.debug("Query of partition {} completed (end seen: {})", split.token(), endSeen);
             resultSet = null;
             running = false;
-            if (!ended) {
-                // The window ran to its end: every record up to it has been returned.
-                if (fetchedMicros < windowEndMicros) {
-                    buffer.add(new HeartbeatRecord(windowEndMicros));
-                    fetchedMicros = windowEndMicros;
-                    fetchedSequence = null;
-                }
-                if (config.endMicros() != SpannerSourceConfig.NO_END
-                        && windowEndMicros >= config.endMicros()) {
-                    ended = true;
-                } else {
-                    start(); // next window, chained from the position
-                }
+            if (!held.isEmpty()) {
+                releaseHeld(); // the query returned every record of the held timestamp
+            }
+            if (endSeen) {
+                buffer.add(FetchedRecord.partitionDone(endMicros));
+                ended = true;
+            } else if (config.bounded() && windowEndMicros >= config.endMicros()) {
+                ended = true; // the source's end: the reader reports it when the split finishes
+            } else {
+                // The window ran out (possibly past the partition's end without its end record):
+                // the next window starts at the last record fetched.
+                start();
             }
         }
         onData.run();
@@ -280,6 +366,9 @@ final class PartitionStream {
             }
             resultSet = null;
             running = false;
+            // Held records were not handed over: the retry reads them again.
+            held.clear();
+            heldIdentities.clear();
             if (retryable(e.getErrorCode())) {
                 attempts++;
                 shared.countQueryRestart();
@@ -301,6 +390,11 @@ final class PartitionStream {
         onData.run();
     }
 
+    /**
+     * Codes a streaming query fails with transiently. The client retries UNAVAILABLE and some
+     * INTERNAL errors itself with resume tokens; what it gives up on is retried here, from the last
+     * record fetched.
+     */
     private static boolean retryable(ErrorCode code) {
         switch (code) {
             case UNAVAILABLE:
@@ -309,6 +403,7 @@ final class PartitionStream {
             case RESOURCE_EXHAUSTED:
             case INTERNAL:
             case CANCELLED:
+            case UNKNOWN:
                 return true;
             default:
                 return false;
@@ -324,17 +419,35 @@ final class PartitionStream {
                 + split.token();
     }
 
-    /** Restarts a query whose retry time has come; called by the fetcher thread. */
+    /**
+     * Restarts a query whose retry time has come, and warns once about a query that has returned
+     * nothing for much longer than the heartbeat interval; called by the fetcher thread.
+     */
     synchronized void retryIfDue() {
+        long now = System.nanoTime();
         if (started
                 && !running
                 && !ended
                 && failure == null
                 && retryAtNanos != 0
-                && System.nanoTime() >= retryAtNanos) {
+                && now >= retryAtNanos) {
             retryAtNanos = 0;
             start();
+        } else if (running && !stallWarned && now - lastRowNanos > stallNanos()) {
+            stallWarned = true;
+            LOG.warn(
+                    "{}: its query has returned nothing for {} s although Spanner sends a heartbeat"
+                            + " every {} ms; it may be waiting for a free gRPC stream (each channel"
+                            + " carries about 100). Lower maxConcurrentPartitionsPerReader or raise"
+                            + " the parallelism if this persists.",
+                    describe(),
+                    (now - lastRowNanos) / 1_000_000_000L,
+                    config.heartbeatInterval().toMillis());
         }
+    }
+
+    private long stallNanos() {
+        return 3 * config.heartbeatInterval().toNanos() + 30_000_000_000L;
     }
 
     /** The failure that ends this partition's reading, or null. */
@@ -343,10 +456,10 @@ final class PartitionStream {
     }
 
     /**
-     * Moves up to {@code max} records into {@code out}, stopping after a move-in whose barrier is
-     * not released yet.
+     * Moves up to {@code max} records into {@code out}, stopping at a barrier that is not released
+     * yet (the barrier marker itself is handed over, so the emitter can report it).
      */
-    synchronized int drain(int max, java.util.function.Consumer<ChangeRecord> out) {
+    synchronized int drain(int max, Consumer<FetchedRecord> out) {
         if (blockedAtMicros != PartitionSplit.NO_BARRIER) {
             if (!shared.isReleased(split.token(), blockedAtMicros)) {
                 return 0;
@@ -355,14 +468,12 @@ final class PartitionStream {
         }
         int n = 0;
         while (n < max && !buffer.isEmpty()) {
-            ChangeRecord r = buffer.poll();
+            FetchedRecord r = buffer.poll();
             out.accept(r);
             n++;
-            if (config.perKeyOrdering()
-                    && r instanceof PartitionEventRecord e
-                    && !e.moveInSources().isEmpty()
-                    && !shared.isReleased(split.token(), e.timestampMicros())) {
-                blockedAtMicros = e.timestampMicros();
+            if (r.kind() == FetchedRecord.Kind.BARRIER
+                    && !shared.isReleased(split.token(), r.micros())) {
+                blockedAtMicros = r.micros();
                 break;
             }
         }

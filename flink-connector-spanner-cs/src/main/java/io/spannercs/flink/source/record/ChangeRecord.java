@@ -21,4 +21,12 @@ public sealed interface ChangeRecord
 
     /** Order within one timestamp; empty for heartbeats. */
     String recordSequence();
+
+    /**
+     * What tells this record apart from every other record of its partition at the same timestamp,
+     * stable across re-reads: legacy record sequences restart in every transaction, so a data
+     * record is identified by its transaction and sequence; partition records by kind and sequence
+     * (mutable sequences are unique per timestamp across kinds); a heartbeat by its kind alone.
+     */
+    String identity();
 }

@@ -19,4 +19,10 @@ public record DataChangeRecord(
         long numberOfPartitionsInTransaction,
         String transactionTag,
         boolean systemTransaction)
-        implements ChangeRecord {}
+        implements ChangeRecord {
+
+    @Override
+    public String identity() {
+        return "D" + serverTransactionId + "/" + recordSequence;
+    }
+}

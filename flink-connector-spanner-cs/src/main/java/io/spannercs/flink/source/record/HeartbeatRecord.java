@@ -9,4 +9,12 @@ public record HeartbeatRecord(long timestampMicros) implements ChangeRecord {
     public String recordSequence() {
         return "";
     }
+
+    /** Every heartbeat at one timestamp says the same thing. */
+    public static final String IDENTITY = "H";
+
+    @Override
+    public String identity() {
+        return IDENTITY;
+    }
 }

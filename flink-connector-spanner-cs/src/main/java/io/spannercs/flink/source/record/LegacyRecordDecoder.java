@@ -24,17 +24,28 @@ public final class LegacyRecordDecoder implements ChangeRecordDecoder {
 
     private LegacyRecordDecoder() {}
 
+    /**
+     * The records of one row. Spanner may fill the arrays a row does not use with one element whose
+     * fields are all NULL; such elements (recognised by their NULL timestamp, as Beam, Debezium and
+     * Google's samples do) are no records and are skipped.
+     */
     @Override
     public List<ChangeRecord> decode(StructReader row) {
         List<ChangeRecord> out = new ArrayList<>(1);
+        if (row.isNull(0)) {
+            return out;
+        }
         for (Struct element : row.getStructList(0)) {
-            for (Struct d : element.getStructList("data_change_record")) {
+            if (element == null) {
+                continue;
+            }
+            for (Struct d : present(element, "data_change_record", "commit_timestamp")) {
                 out.add(dataChange(d));
             }
-            for (Struct h : element.getStructList("heartbeat_record")) {
+            for (Struct h : present(element, "heartbeat_record", "timestamp")) {
                 out.add(new HeartbeatRecord(micros(h.getTimestamp("timestamp"))));
             }
-            for (Struct c : element.getStructList("child_partitions_record")) {
+            for (Struct c : present(element, "child_partitions_record", "start_timestamp")) {
                 List<ChildPartitionsRecord.ChildPartition> children = new ArrayList<>();
                 for (Struct child : c.getStructList("child_partitions")) {
                     children.add(
@@ -47,6 +58,21 @@ public final class LegacyRecordDecoder implements ChangeRecordDecoder {
                                 micros(c.getTimestamp("start_timestamp")),
                                 c.getString("record_sequence"),
                                 List.copyOf(children)));
+            }
+        }
+        return out;
+    }
+
+    /** The elements of an array field that are records: not NULL and with their timestamp set. */
+    private static List<Struct> present(Struct element, String field, String timestampField) {
+        if (element.isNull(field)) {
+            return List.of();
+        }
+        List<Struct> all = element.getStructList(field);
+        List<Struct> out = new ArrayList<>(all.size());
+        for (Struct s : all) {
+            if (s != null && !s.isNull(timestampField)) {
+                out.add(s);
             }
         }
         return out;

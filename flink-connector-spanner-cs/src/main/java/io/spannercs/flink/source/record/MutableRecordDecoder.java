@@ -105,12 +105,20 @@ public final class MutableRecordDecoder implements ChangeRecordDecoder {
                 d.getTable(),
                 List.copyOf(columns),
                 List.copyOf(mods),
-                d.getModType().name(),
-                d.getValueCaptureType().name(),
+                enumText(d.getModType(), d.getModTypeValue()),
+                enumText(d.getValueCaptureType(), d.getValueCaptureTypeValue()),
                 d.getNumberOfRecordsInTransaction(),
                 d.getNumberOfPartitionsInTransaction(),
                 d.getTransactionTag(),
                 d.getIsSystemTransaction());
+    }
+
+    /**
+     * The name of an enum value, or its number for a value this client's proto does not define yet
+     * (Spanner adds values over time; the emitter decides what to do with them).
+     */
+    private static String enumText(Enum<?> e, int number) {
+        return e.name().equals("UNRECOGNIZED") ? Integer.toString(number) : e.name();
     }
 
     private static Map<String, Value> byName(

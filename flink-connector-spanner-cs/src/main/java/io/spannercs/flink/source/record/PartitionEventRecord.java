@@ -14,4 +14,10 @@ public record PartitionEventRecord(
         String partitionToken,
         List<String> moveInSources,
         List<String> moveOutDestinations)
-        implements ChangeRecord {}
+        implements ChangeRecord {
+
+    @Override
+    public String identity() {
+        return "E" + recordSequence;
+    }
+}

@@ -7,4 +7,10 @@ import org.apache.flink.annotation.Internal;
 @Internal
 public record PartitionStartRecord(
         long timestampMicros, String recordSequence, List<String> partitionTokens)
-        implements ChangeRecord {}
+        implements ChangeRecord {
+
+    @Override
+    public String identity() {
+        return "S" + recordSequence;
+    }
+}

@@ -40,6 +40,9 @@ public final class PgJsonRecordDecoder implements ChangeRecordDecoder {
                 continue;
             }
             Struct r = e.getValue().getStructValue();
+            if (!hasTimestamp(r, e.getKey())) {
+                continue; // an element with NULL fields is no record
+            }
             switch (e.getKey()) {
                 case "data_change_record":
                     out.add(dataChange(r));
@@ -56,6 +59,21 @@ public final class PgJsonRecordDecoder implements ChangeRecordDecoder {
             }
         }
         return out;
+    }
+
+    private static boolean hasTimestamp(Struct r, String kind) {
+        String field =
+                switch (kind) {
+                    case "data_change_record" -> "commit_timestamp";
+                    case "heartbeat_record" -> "timestamp";
+                    case "child_partitions_record" -> "start_timestamp";
+                    default -> null;
+                };
+        if (field == null) {
+            return true; // unknown kinds fail below, naming the kind
+        }
+        Value v = r.getFieldsOrDefault(field, Value.getDefaultInstance());
+        return v.hasStringValue();
     }
 
     private static DataChangeRecord dataChange(Struct d) {

@@ -9,10 +9,8 @@ import org.apache.flink.api.connector.source.SourceSplit;
 /**
  * One change stream partition and how far it has been read.
  *
- * <p>The position {@code (positionMicros, positionSequence)} is the last record emitted: every
- * record before it, and it, has been emitted. A null sequence means every record at {@code
- * positionMicros} has been emitted (after a heartbeat, or before the first record when the position
- * is one microsecond before the start).
+ * <p>The position is the timestamp of the last record emitted and the records emitted at it (see
+ * {@link PartitionPosition}): every record before that timestamp, and those, have been emitted.
  */
 @Internal
 public final class PartitionSplit implements SourceSplit {
@@ -24,7 +22,8 @@ public final class PartitionSplit implements SourceSplit {
     private final long endMicros;
     private final List<String> parentTokens;
     private final long positionMicros;
-    private final String positionSequence;
+    private final List<String> positionHandled;
+    private final String positionUpToSequence;
     private final long barrierMicros;
     private final List<String> barrierSources;
     private final List<PartitionReport> pendingReports;
@@ -35,8 +34,7 @@ public final class PartitionSplit implements SourceSplit {
             long startMicros,
             long endMicros,
             List<String> parentTokens,
-            long positionMicros,
-            String positionSequence,
+            PartitionPosition position,
             long barrierMicros,
             List<String> barrierSources,
             List<PartitionReport> pendingReports,
@@ -45,8 +43,9 @@ public final class PartitionSplit implements SourceSplit {
         this.startMicros = startMicros;
         this.endMicros = endMicros;
         this.parentTokens = List.copyOf(parentTokens);
-        this.positionMicros = positionMicros;
-        this.positionSequence = positionSequence;
+        this.positionMicros = position.micros();
+        this.positionHandled = position.handled();
+        this.positionUpToSequence = position.upToSequence();
         this.barrierMicros = barrierMicros;
         this.barrierSources = List.copyOf(barrierSources);
         this.pendingReports = List.copyOf(pendingReports);
@@ -61,8 +60,7 @@ public final class PartitionSplit implements SourceSplit {
                 startMicros,
                 endMicros,
                 parentTokens,
-                startMicros - 1,
-                null,
+                PartitionPosition.before(startMicros),
                 NO_BARRIER,
                 List.of(),
                 List.of(),
@@ -91,13 +89,9 @@ public final class PartitionSplit implements SourceSplit {
         return parentTokens;
     }
 
-    public long positionMicros() {
-        return positionMicros;
-    }
-
-    /** Null when every record at {@link #positionMicros()} has been emitted. */
-    public String positionSequence() {
-        return positionSequence;
+    /** Where reading resumes (a new copy each call). */
+    public PartitionPosition position() {
+        return new PartitionPosition(positionMicros, positionHandled, positionUpToSequence);
     }
 
     /** Timestamp of the move-in the partition waits at, or {@link #NO_BARRIER}. */
@@ -107,17 +101,15 @@ public final class PartitionSplit implements SourceSplit {
 
     /** The greatest timestamp up to which this split has emitted every record. */
     public long progressMicros() {
-        return progressOf(positionMicros, positionSequence, barrierMicros);
+        return progressOf(position(), barrierMicros);
     }
 
     /**
-     * The greatest timestamp up to which every record has been emitted: the position, or one
-     * microsecond before it while records at that timestamp may still follow, and below a pending
-     * barrier.
+     * The greatest timestamp up to which every data record has been emitted: the position's {@link
+     * PartitionPosition#progressMicros()}, and below a pending barrier.
      */
-    public static long progressOf(
-            long positionMicros, String positionSequence, long barrierMicros) {
-        long p = positionSequence == null ? positionMicros : positionMicros - 1;
+    public static long progressOf(PartitionPosition position, long barrierMicros) {
+        long p = position.progressMicros();
         return barrierMicros == NO_BARRIER ? p : Math.min(p, barrierMicros - 1);
     }
 
@@ -145,9 +137,7 @@ public final class PartitionSplit implements SourceSplit {
                 + ", start="
                 + startMicros
                 + ", position="
-                + positionMicros
-                + "/"
-                + positionSequence
+                + position()
                 + (barrierMicros == NO_BARRIER ? "" : ", barrier=" + barrierMicros)
                 + (pendingReports.isEmpty() ? "" : ", pending=" + pendingReports.size())
                 + (finished ? ", finished" : "")
@@ -165,7 +155,8 @@ public final class PartitionSplit implements SourceSplit {
                 && endMicros == s.endMicros
                 && parentTokens.equals(s.parentTokens)
                 && positionMicros == s.positionMicros
-                && Objects.equals(positionSequence, s.positionSequence)
+                && positionHandled.equals(s.positionHandled)
+                && Objects.equals(positionUpToSequence, s.positionUpToSequence)
                 && barrierMicros == s.barrierMicros
                 && barrierSources.equals(s.barrierSources)
                 && pendingReports.equals(s.pendingReports)
@@ -174,6 +165,6 @@ public final class PartitionSplit implements SourceSplit {
 
     @Override
     public int hashCode() {
-        return Objects.hash(token, startMicros, positionMicros, positionSequence, barrierMicros);
+        return Objects.hash(token, startMicros, positionMicros, positionHandled, barrierMicros);
     }
 }

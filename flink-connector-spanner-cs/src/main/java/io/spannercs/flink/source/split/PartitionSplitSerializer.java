@@ -16,12 +16,17 @@ import org.apache.flink.core.memory.DataOutputView;
 public final class PartitionSplitSerializer implements SimpleVersionedSerializer<PartitionSplit> {
     public static final PartitionSplitSerializer INSTANCE = new PartitionSplitSerializer();
 
-    /** Version 1: the first layout. */
-    static final int VERSION_1 = 1;
+    /** Version 1: the first layout; the position was one record sequence. */
+    public static final int VERSION_1 = 1;
+
+    /** Version 2: the position holds the identities of the records handled at its timestamp. */
+    public static final int VERSION_2 = 2;
+
+    public static final int CURRENT_VERSION = VERSION_2;
 
     @Override
     public int getVersion() {
-        return VERSION_1;
+        return CURRENT_VERSION;
     }
 
     @Override
@@ -33,15 +38,14 @@ public final class PartitionSplitSerializer implements SimpleVersionedSerializer
 
     @Override
     public PartitionSplit deserialize(int version, byte[] serialized) throws IOException {
-        if (version != VERSION_1) {
+        if (version != VERSION_1 && version != VERSION_2) {
             throw new IOException(
                     "Unknown PartitionSplit serialization version "
                             + version
-                            + "; this connector reads version "
-                            + VERSION_1
-                            + ". Was the checkpoint taken by a newer connector?");
+                            + "; this connector reads versions 1 and 2. Was the checkpoint taken by"
+                            + " a newer connector?");
         }
-        return read(new DataInputDeserializer(serialized));
+        return read(new DataInputDeserializer(serialized), version);
     }
 
     /** Writes a split in the current layout (also used inside enumerator state). */
@@ -50,8 +54,10 @@ public final class PartitionSplitSerializer implements SimpleVersionedSerializer
         out.writeLong(split.startMicros());
         out.writeLong(split.endMicros());
         writeStrings(split.parentTokens(), out);
-        out.writeLong(split.positionMicros());
-        writeNullable(split.positionSequence(), out);
+        PartitionPosition position = split.position();
+        out.writeLong(position.micros());
+        writeStrings(position.handled(), out);
+        writeNullable(position.upToSequence(), out);
         out.writeLong(split.barrierMicros());
         writeStrings(split.barrierSources(), out);
         out.writeInt(split.pendingReports().size());
@@ -61,13 +67,25 @@ public final class PartitionSplitSerializer implements SimpleVersionedSerializer
         out.writeBoolean(split.finished());
     }
 
-    public static PartitionSplit read(DataInputView in) throws IOException {
+    /** Reads a split written in the given layout version. */
+    public static PartitionSplit read(DataInputView in, int version) throws IOException {
         String token = in.readUTF();
         long start = in.readLong();
         long end = in.readLong();
         List<String> parents = readStrings(in);
-        long position = in.readLong();
-        String sequence = readNullable(in);
+        PartitionPosition position;
+        if (version == VERSION_1) {
+            // A null sequence meant every record at the timestamp had been emitted; otherwise
+            // every record up to the sequence (which ignored shared commit timestamps).
+            long micros = in.readLong();
+            String sequence = readNullable(in);
+            position =
+                    sequence == null
+                            ? new PartitionPosition(micros, List.of(PartitionPosition.ALL), null)
+                            : new PartitionPosition(micros, List.of(), sequence);
+        } else {
+            position = new PartitionPosition(in.readLong(), readStrings(in), readNullable(in));
+        }
         long barrier = in.readLong();
         List<String> sources = readStrings(in);
         int n = in.readInt();
@@ -77,8 +95,7 @@ public final class PartitionSplitSerializer implements SimpleVersionedSerializer
         }
         boolean finished = in.readBoolean();
         return new PartitionSplit(
-                token, start, end, parents, position, sequence, barrier, sources, reports,
-                finished);
+                token, start, end, parents, position, barrier, sources, reports, finished);
     }
 
     static void writeReport(PartitionReport r, DataOutputView out) throws IOException {

@@ -46,9 +46,13 @@ class SpannerAvroSchemasTest {
         assertThat(array.getElementType().isNullable()).isTrue();
         assertThat(array.getElementType().getTypes().get(1)).isEqualTo(numeric);
 
-        assertThatThrownBy(() -> SpannerAvroSchemas.valueSchema("INTERVAL"))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("INTERVAL has no Avro mapping");
+        assertThat(SpannerAvroSchemas.valueSchema("INTERVAL").getType())
+                .isEqualTo(Schema.Type.STRING);
+        assertThat(SpannerAvroSchemas.valueSchema("UUID").getLogicalType())
+                .isEqualTo(LogicalTypes.uuid());
+        Schema unknown = SpannerAvroSchemas.valueSchema("TYPE_CODE_99");
+        assertThat(unknown.getType()).as("raw text of a newer type").isEqualTo(Schema.Type.STRING);
+        assertThat(unknown.getProp("spannerType")).isEqualTo("TYPE_CODE_99");
     }
 
     @Test

@@ -264,7 +264,9 @@ class DatastreamJsonRoundTripTest {
     }
 
     @ParameterizedTest
-    @EnumSource(ChangeType.class)
+    @EnumSource(
+            value = ChangeType.class,
+            names = {"INSERT", "UPDATE", "DELETE"})
     void withoutOldValuesOnlyAnUpdatesOldValuesAreLost(ChangeType type) {
         DatastreamContext noOld = TestEvents.context().columnTypes("AllTypes", TYPES).build();
         Map<String, Object> old = Map.of("S", "before");
@@ -285,6 +287,25 @@ class DatastreamJsonRoundTripTest {
         } else {
             assertSameEvent(back, e); // a delete's payload is its old row
         }
+    }
+
+    @Test
+    void anUnknownModTypeKeepsWhatSpannerSent() {
+        DatastreamContext context = TestEvents.context().columnTypes("AllTypes", TYPES).build();
+        ChangeEvent e =
+                event(
+                                "AllTypes",
+                                ChangeType.UNKNOWN,
+                                keys(1),
+                                Map.of("S", "after"),
+                                Map.of(),
+                                "NEW_ROW")
+                        .withRawChangeType("FUTURE_MOD_TYPE");
+        String json = new DatastreamJsonSerializer(context).toJson(e);
+        assertThat(json).contains("\"change_type\":\"FUTURE_MOD_TYPE\"");
+        ChangeEvent back = new DatastreamJsonDeserializer(context).fromJson(json);
+        assertThat(back.getChangeType()).isEqualTo(ChangeType.UNKNOWN);
+        assertThat(back.getRawChangeType()).isEqualTo("FUTURE_MOD_TYPE");
     }
 
     @Test

@@ -61,7 +61,8 @@ class ChangeStreamQueryTest {
                 100,
                 Duration.ofMillis(100),
                 mode,
-                dialect);
+                dialect,
+                io.spannercs.flink.source.UnknownValueHandling.FAIL);
     }
 
     private ChangeStreamQuery detect(String stream, PartitionMode mode, Dialect dialect) {

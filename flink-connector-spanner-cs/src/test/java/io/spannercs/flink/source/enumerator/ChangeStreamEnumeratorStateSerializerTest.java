@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.spannercs.flink.source.event.PartitionReport;
+import io.spannercs.flink.source.split.PartitionPosition;
 import io.spannercs.flink.source.split.PartitionSplit;
 import io.spannercs.flink.source.split.PartitionSplitSerializer;
 import java.io.IOException;
@@ -24,8 +25,7 @@ class ChangeStreamEnumeratorStateSerializerTest {
                     300,
                     Long.MAX_VALUE,
                     List.of("p1", "p2"),
-                    350,
-                    "00000002",
+                    new PartitionPosition(350, List.of("D12/00000002", "E00000003"), null),
                     400,
                     List.of("s1"),
                     List.of(
@@ -88,13 +88,55 @@ class ChangeStreamEnumeratorStateSerializerTest {
     @Test
     void roundTripsTheInitialState() throws IOException {
         ChangeStreamEnumeratorState state = ChangeStreamEnumeratorState.initial();
-        assertThat(SERIALIZER.deserialize(1, SERIALIZER.serialize(state))).isEqualTo(state);
+        assertThat(SERIALIZER.deserialize(2, SERIALIZER.serialize(state))).isEqualTo(state);
     }
 
-    /** Pins layout version 1, written field by field, so that a change of layout is noticed. */
+    /**
+     * Pins layout version 1, written field by field: its splits keep one record sequence, read as
+     * "every record up to it" at the position's timestamp.
+     */
     @Test
     void readsVersion1() throws IOException {
         DataOutputSerializer out = new DataOutputSerializer(256);
+        writeStatePartitions(out);
+        // The given-back split in the split layout of version 1.
+        out.writeUTF("u");
+        out.writeLong(300);
+        out.writeLong(Long.MAX_VALUE);
+        PartitionSplitSerializer.writeStrings(List.of("p1", "p2"), out);
+        out.writeLong(350);
+        out.writeBoolean(true);
+        out.writeUTF("00000002");
+        out.writeLong(400);
+        PartitionSplitSerializer.writeStrings(List.of("s1"), out);
+        out.writeInt(0); // reports
+        out.writeBoolean(false);
+        writeStateTail(out);
+
+        ChangeStreamEnumeratorState restored = SERIALIZER.deserialize(1, out.getCopyOfBuffer());
+        PartitionSplit split = restored.partitions().get(2).resumeSplit();
+        assertThat(split.position().micros()).isEqualTo(350);
+        assertThat(split.position().upToSequence()).isEqualTo("00000002");
+        assertThat(split.position().handled()).isEmpty();
+        assertThat(split.progressMicros()).isEqualTo(349);
+        assertThat(split.barrierMicros()).isEqualTo(400);
+        assertThat(restored.barriers()).isEqualTo(sample().barriers());
+    }
+
+    /** Pins layout version 2, written field by field, so that a change of layout is noticed. */
+    @Test
+    void readsVersion2() throws IOException {
+        DataOutputSerializer out = new DataOutputSerializer(256);
+        writeStatePartitions(out);
+        PartitionSplitSerializer.write(RESUME, out);
+        writeStateTail(out);
+
+        assertThat(SERIALIZER.getVersion()).isEqualTo(2);
+        assertThat(SERIALIZER.deserialize(2, out.getCopyOfBuffer())).isEqualTo(sample());
+        assertThat(SERIALIZER.serialize(sample())).isEqualTo(out.getCopyOfBuffer());
+    }
+
+    private static void writeStatePartitions(DataOutputSerializer out) throws IOException {
         out.writeBoolean(true); // root query done
         out.writeLong(99); // low watermark
         out.writeInt(3); // partitions
@@ -105,7 +147,9 @@ class ChangeStreamEnumeratorStateSerializerTest {
         writePartition(
                 out, "u", 300, List.of("p1", "p2"), 0, -1, Long.MIN_VALUE, 350, Long.MIN_VALUE, 0);
         out.writeBoolean(true);
-        PartitionSplitSerializer.write(RESUME, out);
+    }
+
+    private static void writeStateTail(DataOutputSerializer out) throws IOException {
         out.writeInt(1); // barriers
         out.writeUTF("a");
         out.writeLong(160);
@@ -115,10 +159,6 @@ class ChangeStreamEnumeratorStateSerializerTest {
         out.writeLong(90);
         out.writeUTF("old2");
         out.writeLong(95);
-
-        assertThat(SERIALIZER.getVersion()).isEqualTo(1);
-        assertThat(SERIALIZER.deserialize(1, out.getCopyOfBuffer())).isEqualTo(sample());
-        assertThat(SERIALIZER.serialize(sample())).isEqualTo(out.getCopyOfBuffer());
     }
 
     private static void writePartition(
@@ -147,17 +187,17 @@ class ChangeStreamEnumeratorStateSerializerTest {
     @Test
     void rejectsUnknownVersions() throws IOException {
         byte[] bytes = SERIALIZER.serialize(sample());
-        assertThatThrownBy(() -> SERIALIZER.deserialize(2, bytes))
+        assertThatThrownBy(() -> SERIALIZER.deserialize(3, bytes))
                 .isInstanceOf(IOException.class)
-                .hasMessageContaining("version 2")
-                .hasMessageContaining("reads version 1");
+                .hasMessageContaining("version 3")
+                .hasMessageContaining("reads versions 1 and 2");
     }
 
     @Test
     void rejectsTrailingBytes() throws IOException {
         byte[] bytes = SERIALIZER.serialize(sample());
         byte[] longer = Arrays.copyOf(bytes, bytes.length + 1);
-        assertThatThrownBy(() -> SERIALIZER.deserialize(1, longer)).isInstanceOf(IOException.class);
+        assertThatThrownBy(() -> SERIALIZER.deserialize(2, longer)).isInstanceOf(IOException.class);
     }
 
     @Test

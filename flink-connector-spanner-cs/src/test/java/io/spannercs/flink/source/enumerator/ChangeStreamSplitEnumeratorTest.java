@@ -9,6 +9,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.spannercs.flink.source.event.LowWatermarkEvent;
 import io.spannercs.flink.source.event.PartitionReport.Discovered;
 import io.spannercs.flink.source.event.PartitionReport.Finished;
+import io.spannercs.flink.source.record.HeartbeatRecord;
+import io.spannercs.flink.source.split.PartitionPosition;
 import io.spannercs.flink.source.split.PartitionSplit;
 import java.util.List;
 import java.util.Map;
@@ -199,8 +201,7 @@ class ChangeStreamSplitEnumeratorTest {
                             START,
                             h.config.endMicros(),
                             List.of(),
-                            START + 500,
-                            "00000003",
+                            new PartitionPosition(START + 500, List.of("D7/00000003"), null),
                             PartitionSplit.NO_BARRIER,
                             List.of(),
                             List.of(),
@@ -227,8 +228,8 @@ class ChangeStreamSplitEnumeratorTest {
                             START,
                             h.config.endMicros(),
                             List.of(),
-                            START + 7,
-                            null,
+                            new PartitionPosition(
+                                    START + 7, List.of(HeartbeatRecord.IDENTITY), null),
                             PartitionSplit.NO_BARRIER,
                             List.of(),
                             List.of(),

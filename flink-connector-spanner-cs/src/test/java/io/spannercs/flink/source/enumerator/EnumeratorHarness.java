@@ -76,7 +76,8 @@ final class EnumeratorHarness implements AutoCloseable {
                 100,
                 Duration.ofSeconds(1),
                 null,
-                null);
+                null,
+                io.spannercs.flink.source.UnknownValueHandling.FAIL);
     }
 
     static NewPartition partition(String token, long startMicros, String... parents) {
