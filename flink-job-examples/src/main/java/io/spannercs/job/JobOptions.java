@@ -1,6 +1,7 @@
 package io.spannercs.job;
 
 import io.spannercs.flink.source.ChangeFilter;
+import io.spannercs.flink.source.UnknownValueHandling;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -38,6 +39,10 @@ public final class JobOptions {
         FLAGS.put("parallelism", "N source subtasks (default: the cluster's)");
         FLAGS.put(
                 "checkpoint-interval", "DURATION between checkpoints; files commit on them (10s)");
+        FLAGS.put(
+                "unknown-values",
+                "fail or raw: column or mod types newer than the job fail it, or pass as text"
+                        + " (default fail)");
     }
 
     final String project;
@@ -53,6 +58,7 @@ public final class JobOptions {
     final ChangeFilter tables;
     final Integer parallelism;
     final Duration checkpointInterval;
+    final UnknownValueHandling unknownValues;
 
     private JobOptions(Map<String, String> v, List<String> problems) {
         project = required(v, "project", problems);
@@ -68,6 +74,7 @@ public final class JobOptions {
         tables = tables(v.get("tables"), problems);
         parallelism = positiveInt(v, "parallelism", problems);
         checkpointInterval = duration(v.getOrDefault("checkpoint-interval", "10s"), problems);
+        unknownValues = unknownValues(v.getOrDefault("unknown-values", "fail"), problems);
     }
 
     /**
@@ -147,6 +154,15 @@ public final class JobOptions {
             return Format.valueOf(s.toUpperCase(java.util.Locale.ROOT));
         } catch (IllegalArgumentException e) {
             problems.add("--format must be json or avro, got '" + s + "'");
+            return null;
+        }
+    }
+
+    private static UnknownValueHandling unknownValues(String s, List<String> problems) {
+        try {
+            return UnknownValueHandling.valueOf(s.toUpperCase(java.util.Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            problems.add("--unknown-values must be fail or raw, got '" + s + "'");
             return null;
         }
     }

@@ -102,6 +102,7 @@ public final class SpannerCdcJob {
                         .setDatabaseId(o.database)
                         .setChangeStream(o.changeStream)
                         .setFilter(o.tables)
+                        .setUnknownValueHandling(o.unknownValues)
                         .setDeserializer(deserializer);
         if (o.start != null) {
             b.setStartTimestamp(o.start);

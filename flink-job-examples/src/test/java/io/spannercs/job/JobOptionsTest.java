@@ -3,6 +3,7 @@ package io.spannercs.job;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.spannercs.flink.source.UnknownValueHandling;
 import org.junit.jupiter.api.Test;
 
 class JobOptionsTest {
@@ -24,7 +25,9 @@ class JobOptionsTest {
                                             "--start-timestamp",
                                             "yesterday",
                                             "--tables",
-                                            "/Orders["
+                                            "/Orders[",
+                                            "--unknown-values",
+                                            "ignore"
                                         }))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("--instance is required")
@@ -36,7 +39,8 @@ class JobOptionsTest {
                 .hasMessageContaining("--parallelism must be a positive number")
                 .hasMessageContaining("--start-timestamp 'yesterday'")
                 .hasMessageContaining("--tables")
-                .hasMessageContaining("'/Orders['");
+                .hasMessageContaining("'/Orders['")
+                .hasMessageContaining("--unknown-values must be fail or raw, got 'ignore'");
     }
 
     @Test
@@ -66,13 +70,16 @@ class JobOptionsTest {
                             "--parallelism",
                             "3",
                             "--checkpoint-interval",
-                            "2s"
+                            "2s",
+                            "--unknown-values",
+                            "RAW"
                         });
         assertThat(o.format).isEqualTo(JobOptions.Format.AVRO);
         assertThat(o.parallelism).isEqualTo(3);
         assertThat(o.checkpointInterval).hasSeconds(2);
         assertThat(o.end).isAfter(o.start);
         assertThat(o.tables.isAll()).isFalse();
+        assertThat(o.unknownValues).isEqualTo(UnknownValueHandling.RAW);
     }
 
     @Test

@@ -116,7 +116,7 @@ class GoogleEmulatorExactlyOnceITCase {
             List<String> actual = new ArrayList<>();
             try (CloseableIterator<ChangeEvent> it =
                     env.fromSource(source, WatermarkStrategy.noWatermarks(), "spanner")
-                            .map(InjectedFailures.failEvery(700), ChangeEventTypeInfo.INSTANCE)
+                            .map(InjectedFailures.failEvery(500), ChangeEventTypeInfo.INSTANCE)
                             .executeAndCollect("exactly once on Google's emulator")) {
                 it.forEachRemaining(e -> actual.add(identity(e)));
             } finally {
