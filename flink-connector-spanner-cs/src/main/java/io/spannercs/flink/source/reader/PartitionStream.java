@@ -82,6 +82,7 @@ final class PartitionStream {
     private final Set<String> heldIdentities = new HashSet<>();
     private long heldMicros;
     private boolean endSeen; // an end record (or child partitions) was fetched
+    private boolean sourceEndConfirmed; // a second query reached the source's end too
     private long endMicros = Long.MIN_VALUE;
 
     private long windowEndMicros = QueryWindows.NO_PREVIOUS;
@@ -349,7 +350,15 @@ final class PartitionStream {
                 buffer.add(FetchedRecord.partitionDone(endMicros));
                 ended = true;
             } else if (config.bounded() && windowEndMicros >= config.endMicros()) {
-                ended = true; // the source's end: the reader reports it when the split finishes
+                if (sourceEndConfirmed) {
+                    ended = true; // the source's end: the reader reports it when the split ends
+                } else {
+                    // The window may have ended without the partition's end record although the
+                    // partition ended inside it (its children then hold changes before the
+                    // source's end): ask once more, from the last record fetched.
+                    sourceEndConfirmed = true;
+                    start();
+                }
             } else {
                 // The window ran out (possibly past the partition's end without its end record):
                 // the next window starts at the last record fetched.

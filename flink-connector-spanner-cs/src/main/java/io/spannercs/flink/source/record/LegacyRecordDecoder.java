@@ -127,6 +127,10 @@ public final class LegacyRecordDecoder implements ChangeRecordDecoder {
             return Map.of();
         }
         String json = mod.getJson(field);
+        if (json.isBlank() || json.trim().equals("null")) {
+            // Google's emulator sends JSON null (not SQL NULL) for a key-only update's old values.
+            return Map.of();
+        }
         com.google.protobuf.Struct.Builder b = com.google.protobuf.Struct.newBuilder();
         try {
             JsonFormat.parser().merge(json, b);
