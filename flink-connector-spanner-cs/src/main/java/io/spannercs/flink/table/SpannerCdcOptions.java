@@ -142,7 +142,9 @@ public final class SpannerCdcOptions {
         ALL(
                 "all",
                 "INSERT, UPDATE_BEFORE, UPDATE_AFTER and DELETE with full rows; needs"
-                        + " value_capture_type NEW_ROW_AND_OLD_VALUES."),
+                        + " value_capture_type NEW_ROW_AND_OLD_VALUES. Keeps the last row of"
+                        + " each key in state, to retract it when Spanner records an INSERT for"
+                        + " a key that has a row (a REPLACE)."),
         UPSERT(
                 "upsert",
                 "INSERT, UPDATE_AFTER and DELETE by primary key; needs NEW_ROW or"
