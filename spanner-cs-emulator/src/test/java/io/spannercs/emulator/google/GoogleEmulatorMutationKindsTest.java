@@ -52,8 +52,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * <p>Not compared, a known difference: for a write of only key columns, or (in a stream that
  * watches some columns) of only unwatched columns, to an existing row, Google's emulator records an
  * UPDATE with every watched column in NEW_ROW and NEW_ROW_AND_OLD_VALUES streams (old_values JSON
- * null in the latter); ours records nothing, as Spanner describes NEW_ROW (new values "whenever any
- * of those columns change").
+ * null in the latter); ours records nothing, following Spanner's documentation, which has NEW_ROW
+ * record the watched columns when one of them changes.
  *
  * <p>Google allows at most three change streams per table, hence two tables with the same writes.
  */
