@@ -118,23 +118,7 @@ class SqlJarClassLoaderIT {
                             + "'scan.end.timestamp' = '"
                             + end
                             + "')";
-            List<String> command = new ArrayList<>();
-            command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
-            command.add("-cp");
-            command.add(isolatedClasspath());
-            command.add(SqlJarDriver.class.getName());
-            command.add(ddl);
-            command.add("SELECT Id, Name FROM items");
-            Path log = tmp.resolve("driver.log");
-            ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
-            pb.environment().put("SPANNER_DISABLE_BUILTIN_METRICS", "true");
-            Process p = pb.redirectOutput(log.toFile()).start();
-            try {
-                assertThat(p.waitFor(150, TimeUnit.SECONDS)).as("driver finished").isTrue();
-            } finally {
-                p.destroyForcibly();
-            }
-            String output = Files.readString(log);
+            String output = runDriver(ddl, "SELECT Id, Name FROM items");
             List<String> rows = output.lines().filter(l -> l.startsWith("ROW ")).sorted().toList();
             assertThat(rows)
                     .as(output)
@@ -145,6 +129,56 @@ class SqlJarClassLoaderIT {
                             "ROW +I +I[4, item-4]",
                             "ROW +I +I[5, item-5]");
         }
+    }
+
+    /**
+     * A planning error that comes from the Spanner client (here: no such database) reaches the user
+     * as a root cause that names the options and carries none of the relocated class names
+     * (io.spannercs.shaded...) of the client's exceptions.
+     */
+    @Test
+    void aPlanningErrorFromTheClientNamesNoRelocatedClass() throws Exception {
+        try (SpannerEmulator emulator =
+                SpannerEmulator.builder()
+                        .ddl(
+                                "CREATE TABLE Items (Id INT64 NOT NULL) PRIMARY KEY (Id);\n"
+                                        + "CREATE CHANGE STREAM items_cs FOR ALL;\n")
+                        .start()) {
+            String ddl =
+                    "CREATE TABLE items (Id BIGINT) WITH ('connector' = 'spanner-cdc',"
+                            + String.format(
+                                    "'project' = '%s', 'instance' = '%s', 'database' = 'no-such-db',",
+                                    emulator.projectId(), emulator.instanceId())
+                            + "'change-stream' = 'items_cs', 'table' = 'Items', 'emulator-host' = '"
+                            + emulator.hostPort()
+                            + "')";
+            String output = runDriver(ddl, "SELECT Id FROM items");
+            List<String> roots = output.lines().filter(l -> l.startsWith("ROOT CAUSE ")).toList();
+            assertThat(roots).as(output).hasSize(1);
+            assertThat(roots.get(0))
+                    .contains("ValidationException", "'database'", "NOT_FOUND", "no-such-db")
+                    .doesNotContain("io.spannercs.shaded", "io.grpc", "com.google.");
+        }
+    }
+
+    /** Runs {@link SqlJarDriver} in its own JVM on the isolated classpath; returns its output. */
+    private String runDriver(String... statements) throws Exception {
+        List<String> command = new ArrayList<>();
+        command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-cp");
+        command.add(isolatedClasspath());
+        command.add(SqlJarDriver.class.getName());
+        command.addAll(List.of(statements));
+        Path log = Files.createTempFile(tmp, "driver", ".log");
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+        pb.environment().put("SPANNER_DISABLE_BUILTIN_METRICS", "true");
+        Process p = pb.redirectOutput(log.toFile()).start();
+        try {
+            assertThat(p.waitFor(150, TimeUnit.SECONDS)).as("driver finished").isTrue();
+        } finally {
+            p.destroyForcibly();
+        }
+        return Files.readString(log);
     }
 
     /**

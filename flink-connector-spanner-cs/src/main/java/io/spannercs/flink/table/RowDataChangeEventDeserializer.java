@@ -2,6 +2,7 @@ package io.spannercs.flink.table;
 
 import io.spannercs.flink.format.ChangeEvent;
 import io.spannercs.flink.format.ChangeEventDeserializer;
+import io.spannercs.flink.format.ChangeType;
 import io.spannercs.flink.table.SpannerCdcOptions.ChangelogModeOption;
 import java.util.HashMap;
 import java.util.List;
@@ -11,6 +12,7 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.Collector;
 
@@ -19,6 +21,10 @@ import org.apache.flink.util.Collector;
  * the requested metadata columns. INSERT gives an INSERT row; UPDATE an UPDATE_BEFORE (mode {@code
  * all} only) and an UPDATE_AFTER; DELETE a DELETE row with the values before (only the key where
  * the capture type records no old values, which upsert mode allows).
+ *
+ * <p>On its own this is right for mode {@code upsert}, where an INSERT of a key that holds a row
+ * (Spanner's record of a REPLACE) is an upsert. Mode {@code all} must retract the row first, which
+ * takes the key's last row: {@link AllChangelog} keeps it and uses the pieces here.
  */
 @Internal
 public final class RowDataChangeEventDeserializer implements ChangeEventDeserializer<RowData> {
@@ -27,6 +33,8 @@ public final class RowDataChangeEventDeserializer implements ChangeEventDeserial
     private final String table;
     private final String[] columns;
     private final SpannerValueConverters.Converter[] converters;
+    private final RowData.FieldGetter[] getters;
+    private final RowType physicalType;
     private final SpannerCdcMetadata[] metadata;
     private final ChangelogModeOption mode;
     private final TypeInformation<RowData> producedType;
@@ -45,9 +53,12 @@ public final class RowDataChangeEventDeserializer implements ChangeEventDeserial
         this.table = table;
         this.columns = columns.toArray(new String[0]);
         this.converters = new SpannerValueConverters.Converter[columns.size()];
+        this.getters = new RowData.FieldGetter[columns.size()];
         for (int i = 0; i < this.columns.length; i++) {
             converters[i] = SpannerValueConverters.create(columns.get(i), types.get(i));
+            getters[i] = RowData.createFieldGetter(types.get(i), i);
         }
+        this.physicalType = RowType.of(types.toArray(new LogicalType[0]));
         this.metadata = metadata.toArray(new SpannerCdcMetadata[0]);
         this.mode = mode;
         this.producedType = producedType;
@@ -55,26 +66,48 @@ public final class RowDataChangeEventDeserializer implements ChangeEventDeserial
 
     @Override
     public void deserialize(ChangeEvent event, Collector<RowData> out) {
-        if (!table.equals(event.getTable())) {
+        if (!accepts(event)) {
             return; // the source's filter keeps other tables out; this guards hand-built sources
         }
         switch (event.getChangeType()) {
             case INSERT:
-                out.collect(row(RowKind.INSERT, newRow(event), true, event));
+                out.collect(withMetadata(RowKind.INSERT, after(event), event));
                 break;
             case UPDATE:
                 if (mode == ChangelogModeOption.ALL) {
-                    out.collect(row(RowKind.UPDATE_BEFORE, oldRow(event), true, event));
+                    out.collect(withMetadata(RowKind.UPDATE_BEFORE, before(event), event));
                 }
-                out.collect(row(RowKind.UPDATE_AFTER, newRow(event), true, event));
+                out.collect(withMetadata(RowKind.UPDATE_AFTER, after(event), event));
                 break;
             case DELETE:
-                out.collect(
-                        row(RowKind.DELETE, oldRow(event), mode == ChangelogModeOption.ALL, event));
+                out.collect(withMetadata(RowKind.DELETE, before(event), event));
                 break;
             default:
                 throw new IllegalStateException("Unknown change type " + event.getChangeType());
         }
+    }
+
+    /** Whether the change is of this table's Spanner table. */
+    boolean accepts(ChangeEvent event) {
+        return table.equals(event.getTable());
+    }
+
+    /** The produced physical columns of the row after an INSERT or UPDATE. */
+    GenericRowData after(ChangeEvent event) {
+        RowKind kind =
+                event.getChangeType() == ChangeType.INSERT ? RowKind.INSERT : RowKind.UPDATE_AFTER;
+        return physical(newRow(event), true, kind, event);
+    }
+
+    /**
+     * The produced physical columns of the row before an UPDATE or DELETE: the new row with the
+     * written columns' old values. Only the key where a DELETE records no old values (NEW_ROW,
+     * which upsert mode allows).
+     */
+    GenericRowData before(ChangeEvent event) {
+        RowKind kind =
+                event.getChangeType() == ChangeType.DELETE ? RowKind.DELETE : RowKind.UPDATE_BEFORE;
+        return physical(oldRow(event), mode == ChangelogModeOption.ALL, kind, event);
     }
 
     private static Map<String, Object> newRow(ChangeEvent e) {
@@ -90,8 +123,9 @@ public final class RowDataChangeEventDeserializer implements ChangeEventDeserial
         return row;
     }
 
-    private RowData row(RowKind kind, Map<String, Object> values, boolean full, ChangeEvent e) {
-        GenericRowData row = new GenericRowData(kind, columns.length + metadata.length);
+    private GenericRowData physical(
+            Map<String, Object> values, boolean full, RowKind kind, ChangeEvent e) {
+        GenericRowData row = new GenericRowData(columns.length);
         for (int i = 0; i < columns.length; i++) {
             Object v = values.get(columns[i]);
             if (v == null && full && !values.containsKey(columns[i])) {
@@ -113,10 +147,24 @@ public final class RowDataChangeEventDeserializer implements ChangeEventDeserial
             }
             row.setField(i, converters[i].convert(v));
         }
+        return row;
+    }
+
+    /** A produced row: the physical columns, then the requested metadata of the change. */
+    RowData withMetadata(RowKind kind, RowData physical, ChangeEvent e) {
+        GenericRowData row = new GenericRowData(kind, columns.length + metadata.length);
+        for (int i = 0; i < columns.length; i++) {
+            row.setField(i, getters[i].getFieldOrNull(physical));
+        }
         for (int i = 0; i < metadata.length; i++) {
             row.setField(columns.length + i, metadata[i].read(e));
         }
         return row;
+    }
+
+    /** The type of the produced physical columns alone (what {@link #after} gives). */
+    RowType physicalType() {
+        return physicalType;
     }
 
     @Override

@@ -75,16 +75,18 @@ public final class SpannerCdcOptions {
                     .stringType()
                     .noDefaultValue()
                     .withDescription(
-                            "First commit timestamp read (inclusive) in 'timestamp' mode,"
-                                    + " ISO-8601 with offset, e.g. 2026-03-01T12:00:00Z.");
+                            "First commit timestamp read (inclusive) in 'timestamp' mode:"
+                                    + " 'yyyy-MM-dd HH:mm:ss[.fraction]' in UTC, or followed by"
+                                    + " an offset or time zone, e.g. '2026-03-01 12:00:00',"
+                                    + " '2026-03-01T12:00:00Z', '2026-03-01 13:00:00+01:00'.");
 
     public static final ConfigOption<String> SCAN_END_TIMESTAMP =
             ConfigOptions.key("scan.end.timestamp")
                     .stringType()
                     .noDefaultValue()
                     .withDescription(
-                            "Last commit timestamp read (inclusive), ISO-8601 with offset; makes"
-                                    + " the table bounded.");
+                            "Last commit timestamp read (inclusive), in the forms of"
+                                    + " 'scan.startup.timestamp'; makes the table bounded.");
 
     public static final ConfigOption<Duration> HEARTBEAT_INTERVAL =
             ConfigOptions.key("heartbeat.interval")
@@ -142,7 +144,9 @@ public final class SpannerCdcOptions {
         ALL(
                 "all",
                 "INSERT, UPDATE_BEFORE, UPDATE_AFTER and DELETE with full rows; needs"
-                        + " value_capture_type NEW_ROW_AND_OLD_VALUES."),
+                        + " value_capture_type NEW_ROW_AND_OLD_VALUES. Keeps the last row of"
+                        + " each key in state, to retract it when Spanner records an INSERT for"
+                        + " a key that has a row (a REPLACE)."),
         UPSERT(
                 "upsert",
                 "INSERT, UPDATE_AFTER and DELETE by primary key; needs NEW_ROW or"

@@ -17,7 +17,11 @@ import java.util.Map;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.FlatMapFunction;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamUtils;
+import org.apache.flink.streaming.api.datastream.KeyedStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.connector.ChangelogMode;
@@ -105,13 +109,17 @@ public final class SpannerCdcTableSource
                         metadata,
                         settings.mode(),
                         context.createTypeInformation(producedDataType));
-        if (!settings.reorder()) {
+        boolean all = settings.mode() == ChangelogModeOption.ALL;
+        if (!all && !settings.reorder()) {
             return SourceProvider.of(source(deserializer));
         }
         SpannerChangeStreamSource<ChangeEvent> source =
                 source(ChangeEventDeserializer.changeEvents());
         boolean bounded = settings.end() != null;
+        boolean reorder = settings.reorder();
         String name = "spanner-cdc " + settings.table();
+        TypeInformation<RowData> physicalType =
+                context.createTypeInformation(deserializer.physicalType());
         return new DataStreamScanProvider() {
             @Override
             public DataStream<RowData> produceDataStream(
@@ -119,16 +127,42 @@ public final class SpannerCdcTableSource
                 SingleOutputStreamOperator<ChangeEvent> events =
                         env.fromSource(source, WatermarkStrategy.noWatermarks(), name);
                 provider.generateUid("source").ifPresent(events::uid);
-                // Each key's changes in commit order, released by the source's watermark: a
-                // key whose partition moved between readers may otherwise reach a downstream
-                // operator out of order after the shuffle.
-                SingleOutputStreamOperator<ChangeEvent> ordered =
-                        ChangeEventOrdering.inCommitOrder(events);
-                provider.generateUid("reorder").ifPresent(ordered::uid);
-                SingleOutputStreamOperator<RowData> rows =
-                        ordered.flatMap(new ToRows(deserializer), deserializer.getProducedType())
-                                .name(name + " rows");
-                provider.generateUid("rows").ifPresent(rows::uid);
+                DataStream<ChangeEvent> changes = events;
+                if (reorder) {
+                    // Each key's changes in commit order, released by the source's watermark: a
+                    // key whose partition moved between readers may otherwise reach a
+                    // downstream operator out of order after the shuffle.
+                    SingleOutputStreamOperator<ChangeEvent> ordered =
+                            ChangeEventOrdering.inCommitOrder(events);
+                    provider.generateUid("reorder").ifPresent(ordered::uid);
+                    changes = ordered;
+                }
+                SingleOutputStreamOperator<RowData> rows;
+                if (all) {
+                    // The reorder's output is already partitioned by row: no second shuffle.
+                    KeyedStream<ChangeEvent, String> byRow =
+                            reorder
+                                    ? DataStreamUtils.reinterpretAsKeyedStream(
+                                            changes, ChangeEventOrdering::keyOf, Types.STRING)
+                                    : changes.keyBy(ChangeEventOrdering::keyOf, Types.STRING);
+                    rows =
+                            byRow.process(
+                                            new AllChangelog(deserializer, physicalType),
+                                            deserializer.getProducedType())
+                                    .name(name + " changelog");
+                    if (reorder) {
+                        // Reinterpreting needs the partitioning, and so the parallelism, kept.
+                        rows.setParallelism(changes.getParallelism());
+                    }
+                    provider.generateUid("changelog").ifPresent(rows::uid);
+                } else {
+                    rows =
+                            changes.flatMap(
+                                            new ToRows(deserializer),
+                                            deserializer.getProducedType())
+                                    .name(name + " rows");
+                    provider.generateUid("rows").ifPresent(rows::uid);
+                }
                 return rows;
             }
 

@@ -14,6 +14,7 @@ import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Map;
+import java.util.regex.Pattern;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.table.api.ValidationException;
 
@@ -47,21 +48,53 @@ public record SpannerTableInfo(Map<String, String> columns, String valueCaptureT
                             DatabaseId.of(c.project(), c.instance(), c.database()));
             Map<String, Map<String, String>> tables = SpannerColumnTypes.read(db);
             return new SpannerTableInfo(tables.get(table), captureType(db, stream));
-        } catch (SpannerException e) {
-            throw new ValidationException(
-                    "Cannot read the schema of table '"
-                            + table
-                            + "' and change stream '"
-                            + stream
-                            + "' from the information schema of "
-                            + c.database()
-                            + " ("
-                            + e.getErrorCode()
-                            + ": "
-                            + e.getMessage()
-                            + ")",
-                    e);
+        } catch (ValidationException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            // The message, not the cause: the SQL client shows only the root cause, and the
+            // client's exceptions carry relocated class names in the SQL jar.
+            ValidationException error =
+                    new ValidationException(
+                            "Cannot read the schema of table '"
+                                    + table
+                                    + "' and change stream '"
+                                    + stream
+                                    + "' from the information schema of database '"
+                                    + DatabaseId.of(c.project(), c.instance(), c.database())
+                                    + "' (options 'project', 'instance', 'database'"
+                                    + (c.emulatorHost() != null
+                                            ? ", 'emulator-host'"
+                                            : ", 'credentials-file', 'database-role'")
+                                    + "): "
+                                    + describe(e));
+            error.addSuppressed(e);
+            throw error;
         }
+    }
+
+    /** Java class names in messages, as the client writes its causes: {@code io.grpc.X: }. */
+    private static final Pattern CLASS_NAME =
+            Pattern.compile("(?:[a-z_$][\\w$]*\\.)+[A-Z][\\w$]*(?:Exception|Error)(?::\\s*)?");
+
+    /**
+     * The error's code and description without Java class names, e.g. {@code NOT_FOUND: Database
+     * not found: projects/p/instances/i/databases/d}.
+     */
+    static String describe(Throwable e) {
+        String text = e.getMessage() == null ? "" : e.getMessage();
+        text = CLASS_NAME.matcher(text).replaceAll("").trim();
+        if (e instanceof SpannerException s) {
+            String code = s.getErrorCode().name();
+            // "NOT_FOUND: NOT_FOUND: ..." once the cause's class name is gone.
+            while (text.startsWith(code + ": " + code + ":")) {
+                text = text.substring(code.length() + 2);
+            }
+            if (!text.startsWith(code)) {
+                text = code + ": " + text;
+            }
+        }
+        int newline = text.indexOf('\n');
+        return newline < 0 ? text : text.substring(0, newline).trim();
     }
 
     private static String captureType(DatabaseClient db, String stream) {
@@ -109,8 +142,17 @@ public record SpannerTableInfo(Map<String, String> columns, String valueCaptureT
             try (InputStream in = new FileInputStream(c.credentialsFile())) {
                 b.setCredentials(GoogleCredentials.fromStream(in));
             } catch (IOException e) {
-                throw new ValidationException(
-                        "Cannot read 'credentials-file' " + c.credentialsFile(), e);
+                ValidationException error =
+                        new ValidationException(
+                                "Cannot read 'credentials-file' = '"
+                                        + c.credentialsFile()
+                                        + "': "
+                                        + describe(e)
+                                        + ". Use the path of a service account key file (JSON),"
+                                        + " or leave the option out for application default"
+                                        + " credentials.");
+                error.addSuppressed(e);
+                throw error;
             }
         }
         if (c.databaseRole() != null) {

@@ -4,8 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.spannercs.emulator.SpannerEmulator;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.util.ExceptionUtils;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -86,9 +93,170 @@ class SpannerCdcPlanningITCase {
                 "Orders",
                 ", 'scan.end.timestamp' = 'yesterday'",
                 "'scan.end.timestamp' = 'yesterday'",
-                "ISO-8601");
+                "'2026-03-01T12:00:00Z'");
         assertFails(ORDERS, "nope_cs", "Orders", "", "'nope_cs' does not exist", "change-stream");
         assertFails(ORDERS, "full_cs", "Nope", "", "'Nope' does not exist", "'table'");
+    }
+
+    /** The options of a bounded read of full_cs and Orders, changed by {@code changes}. */
+    private static String withOptions(Map<String, String> changes) {
+        Instant now = Instant.now();
+        Map<String, String> options = new LinkedHashMap<>();
+        options.put("connector", "spanner-cdc");
+        options.put("project", emulator.projectId());
+        options.put("instance", emulator.instanceId());
+        options.put("database", emulator.databaseId());
+        options.put("change-stream", "full_cs");
+        options.put("table", "Orders");
+        options.put("emulator-host", emulator.hostPort());
+        options.put("scan.startup.mode", "timestamp");
+        options.put("scan.startup.timestamp", now.toString());
+        options.put("scan.end.timestamp", now.plusSeconds(1).toString());
+        options.putAll(changes);
+        options.values().removeIf(v -> v == null);
+        StringBuilder with = new StringBuilder(" WITH (");
+        options.forEach(
+                (k, v) ->
+                        with.append(with.length() > 7 ? ", " : "")
+                                .append('\'')
+                                .append(k)
+                                .append("' = '")
+                                .append(v.replace("'", "''"))
+                                .append('\''));
+        return with.append(')').toString();
+    }
+
+    private static String plan(Map<String, String> changes) {
+        String name = "t" + tables++;
+        tEnv.executeSql("CREATE TABLE " + name + " " + ORDERS + withOptions(changes));
+        return tEnv.explainSql("SELECT * FROM " + name);
+    }
+
+    private static Throwable rootCause(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root;
+    }
+
+    /**
+     * Planning fails, and the root cause (all that Flink's SQL client shows) is a
+     * ValidationException whose message has every part and no Java class name of the client's
+     * libraries (the SQL jar relocates them under io.spannercs.shaded).
+     */
+    private static void assertRootCause(Map<String, String> changes, String... parts) {
+        assertThatThrownBy(() -> plan(changes))
+                .satisfies(
+                        e -> {
+                            Throwable root = rootCause(e);
+                            assertThat(root)
+                                    .as(ExceptionUtils.stringifyException(e))
+                                    .isInstanceOf(ValidationException.class);
+                            assertThat(root.getMessage()).contains(parts);
+                            assertThat(root.getMessage())
+                                    .doesNotContain(
+                                            "io.spannercs.shaded",
+                                            "io.grpc",
+                                            "com.google.",
+                                            "Exception:",
+                                            "$");
+                        });
+    }
+
+    @Test
+    void badEnumBooleanAndDurationValuesAreRootCausesNamingOptionValueAndForms() {
+        assertRootCause(
+                Map.of("changelog-mode", "retract"),
+                "'changelog-mode' = 'retract'",
+                "'all' or 'upsert'");
+        assertRootCause(
+                Map.of("scan.startup.mode", "earliest"),
+                "'scan.startup.mode' = 'earliest'",
+                "'latest' or 'timestamp'");
+        assertRootCause(
+                Map.of("scan.reorder", "yes"), "'scan.reorder' = 'yes'", "'true' or 'false'");
+        assertRootCause(
+                Map.of("heartbeat.interval", "often"),
+                "'heartbeat.interval' = 'often'",
+                "'500 ms'",
+                "units: ms, s, min, h, d");
+        assertRootCause(
+                Map.of("heartbeat.interval", "10ms"),
+                "'heartbeat.interval' = '10ms'",
+                "100 ms to 5 min");
+    }
+
+    /** Every enum, boolean and duration option of the factory, not only the ones listed above. */
+    @Test
+    void everyTypedOptionNamesItselfWhenItsValueIsBad() {
+        SpannerCdcDynamicTableFactory factory = new SpannerCdcDynamicTableFactory();
+        List<String> checked = new ArrayList<>();
+        for (ConfigOption<?> option : factory.optionalOptions()) {
+            Object example = option.hasDefaultValue() ? option.defaultValue() : null;
+            if (example instanceof Enum<?>
+                    || example instanceof Duration
+                    || example instanceof Boolean) {
+                assertRootCause(
+                        Map.of(option.key(), "bogus value"),
+                        "'" + option.key() + "' = 'bogus value'",
+                        "use ");
+                checked.add(option.key());
+            }
+        }
+        assertThat(checked)
+                .containsExactlyInAnyOrder(
+                        "scan.startup.mode",
+                        "changelog-mode",
+                        "scan.reorder",
+                        "heartbeat.interval");
+    }
+
+    @Test
+    void badTimestampsAreRootCausesNamingOptionAndForms() {
+        for (String bad :
+                List.of("yesterday", "2026-13-03 04:00:00", "2026-12-03 04:00:00 Mars/Olympus")) {
+            assertRootCause(
+                    Map.of("scan.end.timestamp", bad),
+                    "'scan.end.timestamp' = '" + bad + "'",
+                    "'2026-03-01 12:00:00'",
+                    "'2026-03-01T12:00:00Z'",
+                    "UTC");
+        }
+        assertRootCause(
+                Map.of("scan.startup.timestamp", "2026-12-03 04:00:00 +25:00"),
+                "'scan.startup.timestamp' = '2026-12-03 04:00:00 +25:00'",
+                "'2026-03-01 12:00:00'");
+    }
+
+    @Test
+    void sqlTimestampFormsAreAccepted() {
+        plan(
+                Map.of(
+                        "scan.startup.timestamp", "2026-12-03 04:00:00",
+                        "scan.end.timestamp", "2026-12-03T05:00:00.123456+01:00"));
+        plan(
+                Map.of(
+                        "scan.startup.timestamp", "2026-12-03T04:00:00Z",
+                        "scan.end.timestamp", "2026-12-03 05:00:00 Europe/Berlin"));
+    }
+
+    @Test
+    void anUnreachableDatabaseIsARootCauseNamingTheOptions() {
+        assertRootCause(
+                Map.of("database", "no-such-db"),
+                "'database'",
+                "'project'",
+                "no-such-db",
+                "NOT_FOUND");
+    }
+
+    @Test
+    void aMissingCredentialsFileIsARootCauseNamingTheOption() {
+        Map<String, String> changes = new java.util.HashMap<>();
+        changes.put("emulator-host", null);
+        changes.put("credentials-file", "/no/such/key.json");
+        assertRootCause(changes, "'credentials-file' = '/no/such/key.json'", "key file");
     }
 
     @Test

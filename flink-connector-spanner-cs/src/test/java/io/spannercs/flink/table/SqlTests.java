@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -97,6 +98,67 @@ final class SqlTests {
         }
         counts.values().removeIf(c -> c == 0);
         return counts;
+    }
+
+    /**
+     * Applies a changelog to a table keyed by field {@code keyIndex}, as a retracting sink would,
+     * and fails at the first row that does not fit: an INSERT or UPDATE_AFTER for a key that holds
+     * a row (a double count), an UPDATE_BEFORE or DELETE of a row the table does not hold.
+     *
+     * @return the rows left, by key, each with kind INSERT
+     */
+    static Map<Object, Row> foldPerKey(List<Row> changelog, int keyIndex) {
+        Map<Object, Row> table = new HashMap<>();
+        for (int i = 0; i < changelog.size(); i++) {
+            Row r = changelog.get(i);
+            Row plain = Row.copy(r);
+            plain.setKind(RowKind.INSERT);
+            Object key = r.getField(keyIndex);
+            Row held = table.get(key);
+            boolean add = r.getKind() == RowKind.INSERT || r.getKind() == RowKind.UPDATE_AFTER;
+            if (add && held != null) {
+                throw new AssertionError(
+                        "changelog row "
+                                + i
+                                + " "
+                                + r
+                                + " adds key "
+                                + key
+                                + ", which holds "
+                                + held
+                                + "; the key's rows: "
+                                + history(changelog, keyIndex, key));
+            }
+            if (!add && !plain.equals(held)) {
+                throw new AssertionError(
+                        "changelog row "
+                                + i
+                                + " "
+                                + r
+                                + " retracts a row key "
+                                + key
+                                + " does not hold (it holds "
+                                + held
+                                + "); the key's rows: "
+                                + history(changelog, keyIndex, key));
+            }
+            if (add) {
+                table.put(key, plain);
+            } else {
+                table.remove(key);
+            }
+        }
+        return table;
+    }
+
+    private static List<Row> history(List<Row> changelog, int keyIndex, Object key) {
+        List<Row> out = new ArrayList<>();
+        for (Row r : changelog) {
+            if (Objects.equals(r.getField(keyIndex), key)) {
+                out.add(r);
+            }
+        }
+        return out;
     }
 
     /** A folded {@code (key STRING, total DECIMAL)} aggregate as a sorted map. */
