@@ -85,7 +85,17 @@ final class AllChangelog extends KeyedProcessFunction<String, ChangeEvent, RowDa
                 lastRow.clear();
                 break;
             default:
-                throw new IllegalStateException("Unknown change type " + event.getChangeType());
+                throw new IllegalStateException(
+                        "Change of table "
+                                + event.getTable()
+                                + " committed at "
+                                + event.getCommitTimestamp()
+                                + " (transaction "
+                                + event.getServerTransactionId()
+                                + ") has mod type '"
+                                + event.getRawChangeType()
+                                + "', which this connector does not know and a SQL changelog"
+                                + " cannot represent: upgrade the connector.");
         }
     }
 }

@@ -59,6 +59,10 @@ final class OptionValues {
                 options,
                 SpannerCdcOptions.CHANGELOG_MODE,
                 SpannerCdcOptions.ChangelogModeOption.values());
+        checkEnum(
+                options,
+                SpannerCdcOptions.SCAN_UNKNOWN_VALUES,
+                SpannerCdcOptions.UnknownValuesOption.values());
         checkBoolean(options, SpannerCdcOptions.SCAN_REORDER);
         checkDuration(options, SpannerCdcOptions.HEARTBEAT_INTERVAL);
     }

@@ -83,7 +83,17 @@ public final class RowDataChangeEventDeserializer implements ChangeEventDeserial
                 out.collect(withMetadata(RowKind.DELETE, before(event), event));
                 break;
             default:
-                throw new IllegalStateException("Unknown change type " + event.getChangeType());
+                throw new IllegalStateException(
+                        "Change of table "
+                                + event.getTable()
+                                + " committed at "
+                                + event.getCommitTimestamp()
+                                + " (transaction "
+                                + event.getServerTransactionId()
+                                + ") has mod type '"
+                                + event.getRawChangeType()
+                                + "', which this connector does not know and a SQL changelog"
+                                + " cannot represent: upgrade the connector.");
         }
     }
 

@@ -68,7 +68,8 @@ public final class SpannerCdcDynamicTableFactory implements DynamicTableSourceFa
                 SCAN_END_TIMESTAMP,
                 HEARTBEAT_INTERVAL,
                 CHANGELOG_MODE,
-                SCAN_REORDER);
+                SCAN_REORDER,
+                SpannerCdcOptions.SCAN_UNKNOWN_VALUES);
     }
 
     @Override
@@ -144,7 +145,11 @@ public final class SpannerCdcDynamicTableFactory implements DynamicTableSourceFa
                         heartbeat,
                         mode,
                         CaptureTypeSupport.keyOnlyDeletes(info.valueCaptureType()),
-                        options.get(SCAN_REORDER));
+                        options.get(SCAN_REORDER),
+                        options.get(SpannerCdcOptions.SCAN_UNKNOWN_VALUES)
+                                        == SpannerCdcOptions.UnknownValuesOption.RAW
+                                ? io.spannercs.flink.source.UnknownValueHandling.RAW
+                                : io.spannercs.flink.source.UnknownValueHandling.FAIL);
         return new SpannerCdcTableSource(settings, spannerNames, types, physical);
     }
 

@@ -113,6 +113,43 @@ public final class SpannerCdcOptions {
                     .defaultValue(ChangelogModeOption.ALL)
                     .withDescription("The changelog the table produces.");
 
+    public static final ConfigOption<UnknownValuesOption> SCAN_UNKNOWN_VALUES =
+            ConfigOptions.key("scan.unknown-values")
+                    .enumType(UnknownValuesOption.class)
+                    .defaultValue(UnknownValuesOption.FAIL)
+                    .withDescription(
+                            "What happens to column types newer than this connector (Spanner adds"
+                                    + " types over time).");
+
+    /** Values of {@code scan.unknown-values}. */
+    @PublicEvolving
+    public enum UnknownValuesOption implements DescribedEnum {
+        FAIL("fail", "The job fails naming the table, column, partition and commit timestamp."),
+        RAW(
+                "raw",
+                "Values of unknown types arrive as their raw text (declare the column STRING). A"
+                        + " mod type this connector does not know still fails: a SQL changelog"
+                        + " cannot represent it.");
+
+        private final String value;
+        private final String description;
+
+        UnknownValuesOption(String value, String description) {
+            this.value = value;
+            this.description = description;
+        }
+
+        @Override
+        public String toString() {
+            return value;
+        }
+
+        @Override
+        public InlineElement getDescription() {
+            return TextElement.text(description);
+        }
+    }
+
     /** Values of {@code scan.startup.mode}. */
     @PublicEvolving
     public enum StartupMode implements DescribedEnum {

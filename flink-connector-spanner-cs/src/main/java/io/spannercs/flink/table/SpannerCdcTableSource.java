@@ -6,6 +6,7 @@ import io.spannercs.flink.operators.ChangeEventOrdering;
 import io.spannercs.flink.source.ChangeFilter;
 import io.spannercs.flink.source.SpannerChangeStreamSource;
 import io.spannercs.flink.source.SpannerChangeStreamSourceBuilder;
+import io.spannercs.flink.source.UnknownValueHandling;
 import io.spannercs.flink.table.SpannerCdcOptions.ChangelogModeOption;
 import java.io.Serializable;
 import java.time.Duration;
@@ -55,7 +56,8 @@ public final class SpannerCdcTableSource
             Duration heartbeatInterval,
             ChangelogModeOption mode,
             boolean keyOnlyDeletes,
-            boolean reorder)
+            boolean reorder,
+            UnknownValueHandling unknownValues)
             implements Serializable {}
 
     private final Settings settings;
@@ -184,6 +186,7 @@ public final class SpannerCdcTableSource
                         .setHeartbeatInterval(settings.heartbeatInterval())
                         // Other tables' changes are dropped before any value is converted.
                         .setFilter(ChangeFilter.builder().include(settings.table()).build())
+                        .setUnknownValueHandling(settings.unknownValues())
                         .setDeserializer(deserializer);
         if (settings.start() != null) {
             builder.setStartTimestamp(settings.start());

@@ -209,7 +209,8 @@ class SpannerCdcPlanningITCase {
                         "scan.startup.mode",
                         "changelog-mode",
                         "scan.reorder",
-                        "heartbeat.interval");
+                        "heartbeat.interval",
+                        "scan.unknown-values");
     }
 
     @Test
