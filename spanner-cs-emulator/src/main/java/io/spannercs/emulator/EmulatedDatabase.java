@@ -2,6 +2,7 @@ package io.spannercs.emulator;
 
 import com.google.spanner.v1.Mutation;
 import io.spannercs.emulator.changestream.ChangeStream;
+import io.spannercs.emulator.changestream.EdgeRuntime;
 import io.spannercs.emulator.schema.ChangeStreamDef;
 import io.spannercs.emulator.schema.Dialect;
 import io.spannercs.emulator.schema.Schema;
@@ -20,11 +21,24 @@ public final class EmulatedDatabase {
 
     EmulatedDatabase(
             String name, Schema schema, int initialPartitions, int maxPartitions, long seed) {
+        this(name, schema, initialPartitions, maxPartitions, seed, EdgeRuntime.none());
+    }
+
+    EmulatedDatabase(
+            String name,
+            Schema schema,
+            int initialPartitions,
+            int maxPartitions,
+            long seed,
+            EdgeRuntime edges) {
         this.database = new Database(name, schema);
+        if (edges.on(EdgeCase.SHARED_TIMESTAMPS)) {
+            database.shareTimestamps(seed, () -> edges.fired(EdgeCase.SHARED_TIMESTAMPS));
+        }
         for (ChangeStreamDef def : schema.changeStreams()) {
             changeStreams.put(
                     def.name().toLowerCase(Locale.ROOT),
-                    new ChangeStream(def, database, initialPartitions, maxPartitions, seed));
+                    new ChangeStream(def, database, initialPartitions, maxPartitions, seed, edges));
         }
     }
 

@@ -79,6 +79,16 @@ public final class EmulatorMain {
                             + " per second",
                     "                          (default 5s; 0 turns it off).",
                     "  --duration DUR          Stops after this long (default: runs until Ctrl-C).",
+                    "  --edge-cases LIST       Specification-edge mode: all, none (default) or a"
+                            + " comma-separated",
+                    "                          list of behaviours Spanner may show that readers"
+                            + " must survive:",
+                    "                          shared-timestamps, heartbeat-before-partition-records,",
+                    "                          unordered-within-timestamp, split-partition-records,",
+                    "                          window-end-without-end-record, unknown-types,"
+                            + " null-struct-elements,",
+                    "                          stream-limit, transient-faults, mutable-end-limit."
+                            + " Seeded by --seed.",
                     "  --help                  Prints this help.",
                     "",
                     "Flags take their value as the next argument or after '=' (--port=9010).",
@@ -143,7 +153,8 @@ public final class EmulatorMain {
                             .seed(options.seed)
                             .initialPartitions(options.initialPartitions)
                             .maxPartitions(options.maxPartitions)
-                            .churnInterval(options.churnInterval);
+                            .churnInterval(options.churnInterval)
+                            .edgeCases(options.edgeCases);
             try {
                 builder.parsedSchema();
             } catch (IllegalArgumentException e) {
@@ -215,6 +226,9 @@ public final class EmulatorMain {
         }
         if (options.churnInterval != null) {
             sb.append("; churn every ").append(formatDuration(options.churnInterval));
+        }
+        if (!options.edgeCases.isEmpty()) {
+            sb.append("; edge cases ").append(options.edgeCases);
         }
         return sb.toString();
     }
@@ -369,6 +383,7 @@ public final class EmulatorMain {
         int maxPartitions = 8;
         Duration statsInterval = Duration.ofSeconds(5);
         Duration duration;
+        EdgeCases edgeCases = EdgeCases.none();
         boolean help;
 
         private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h)");
@@ -471,6 +486,13 @@ public final class EmulatorMain {
                     case "--duration":
                         o.duration = duration(flag, value, false);
                         break;
+                    case "--edge-cases":
+                        try {
+                            o.edgeCases = EdgeCases.parse(value);
+                        } catch (IllegalArgumentException e) {
+                            throw new UsageException("--edge-cases: " + e.getMessage());
+                        }
+                        break;
                     default:
                         throw new IllegalStateException(flag);
                 }
@@ -510,6 +532,7 @@ public final class EmulatorMain {
                 case "--max-partitions":
                 case "--stats-interval":
                 case "--duration":
+                case "--edge-cases":
                     return true;
                 default:
                     return false;

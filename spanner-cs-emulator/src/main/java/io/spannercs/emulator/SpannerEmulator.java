@@ -4,7 +4,9 @@ import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.spannercs.emulator.changestream.ChangeStream;
 import io.spannercs.emulator.changestream.ChurnOp;
+import io.spannercs.emulator.changestream.EdgeRuntime;
 import io.spannercs.emulator.changestream.FaultInjector;
+import io.spannercs.emulator.grpc.ConnectionLimitCounter;
 import io.spannercs.emulator.grpc.DatabaseAdminService;
 import io.spannercs.emulator.grpc.InstanceAdminService;
 import io.spannercs.emulator.grpc.SpannerService;
@@ -48,33 +50,46 @@ public final class SpannerEmulator implements AutoCloseable {
     private final Builder config;
     private final Map<String, EmulatedDatabase> databases = new LinkedHashMap<>();
     private final FaultInjector faults = new FaultInjector();
+    private final EdgeRuntime edges;
     private final ScheduledExecutorService scheduler;
     private final Server server;
 
+    /** Concurrent streams per gRPC connection with the stream-limit edge case. */
+    public static final int MAX_CONCURRENT_STREAMS_PER_CONNECTION = 100;
+
     private SpannerEmulator(Builder config) throws IOException {
         this.config = config;
+        this.edges = new EdgeRuntime(config.edgeCases, config.seed, config.transientFaultRate);
         EmulatedDatabase db =
                 new EmulatedDatabase(
                         databaseName(config.projectId, config.instanceId, config.databaseId),
                         DdlParser.parse(config.ddl, config.dialect),
                         config.initialPartitions,
                         config.maxPartitions,
-                        config.seed);
+                        config.seed,
+                        edges);
         databases.put(db.name(), db);
         this.scheduler =
                 Executors.newScheduledThreadPool(
                         config.threads, daemonThreads("spanner-cs-emulator"));
-        SpannerService spanner = new SpannerService(databases::get, scheduler, faults);
+        SpannerService spanner = new SpannerService(databases::get, scheduler, faults, edges);
         InstanceAdminService instanceAdmin = new InstanceAdminService(this::instanceNames);
         DatabaseAdminService databaseAdmin = new DatabaseAdminService(databases::values);
-        this.server =
+        NettyServerBuilder server =
                 NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", config.port))
                         .addService(spanner)
                         .addService(instanceAdmin)
                         .addService(databaseAdmin)
-                        .maxInboundMessageSize(64 * 1024 * 1024)
-                        .build()
-                        .start();
+                        .maxInboundMessageSize(64 * 1024 * 1024);
+        if (edges.on(EdgeCase.STREAM_LIMIT)) {
+            // As Google's front ends: further streams wait in the client's queue.
+            server.maxConcurrentCallsPerConnection(MAX_CONCURRENT_STREAMS_PER_CONNECTION)
+                    .intercept(
+                            new ConnectionLimitCounter(
+                                    MAX_CONCURRENT_STREAMS_PER_CONNECTION,
+                                    () -> edges.fired(EdgeCase.STREAM_LIMIT)));
+        }
+        this.server = server.build().start();
         if (config.churnInterval != null) {
             long ms = config.churnInterval.toMillis();
             scheduler.scheduleWithFixedDelay(this::churnAll, ms, ms, TimeUnit.MILLISECONDS);
@@ -163,6 +178,36 @@ public final class SpannerEmulator implements AutoCloseable {
         return faults;
     }
 
+    /**
+     * The edge cases this emulator shows, bound to its seed (so {@link
+     * EdgeCases#sendsUnknownEnums(String)} works on it).
+     */
+    public EdgeCases edgeCases() {
+        return config.edgeCases.withSeed(config.seed);
+    }
+
+    /**
+     * How many times each edge case actually fired so far, every edge case listed (0 for those
+     * off). What counts as firing:
+     *
+     * <ul>
+     *   <li>shared-timestamps: a commit or churn event took an earlier commit's timestamp
+     *   <li>heartbeat-before-partition-records: a heartbeat sent before partition records
+     *   <li>unordered-within-timestamp: a query started sending a timestamp's records out of
+     *       record_sequence order
+     *   <li>split-partition-records: a churn event (or a root query) reported in several records
+     *   <li>window-end-without-end-record: a query ended without its partition's end record
+     *   <li>unknown-types: a data record written with unknown enum values
+     *   <li>null-struct-elements: a row sent with all-NULL struct elements
+     *   <li>stream-limit: a stream brought its connection to the limit of concurrent streams
+     *   <li>transient-faults: a query failed with a transient error
+     *   <li>mutable-end-limit: a query accepted or rejected only because of the now-based limit
+     * </ul>
+     */
+    public Map<EdgeCase, Long> edgeCaseCounts() {
+        return edges.counts();
+    }
+
     /** The emulator's scheduler, for workloads that run beside it. */
     public ScheduledExecutorService scheduler() {
         return scheduler;
@@ -194,6 +239,8 @@ public final class SpannerEmulator implements AutoCloseable {
         private long seed = 42;
         private Duration churnInterval;
         private int threads = 4;
+        private EdgeCases edgeCases = EdgeCases.none();
+        private double transientFaultRate = EdgeRuntime.DEFAULT_TRANSIENT_FAULT_RATE;
 
         private Builder() {}
 
@@ -265,6 +312,27 @@ public final class SpannerEmulator implements AutoCloseable {
                 throw new IllegalArgumentException("churnInterval must be positive");
             }
             this.churnInterval = interval;
+            return this;
+        }
+
+        /**
+         * The specification-edge mode: behaviours Spanner may show that a reader must survive
+         * (default {@link EdgeCases#none()}). Random choices derive from {@link #seed(long)}.
+         */
+        public Builder edgeCases(EdgeCases edgeCases) {
+            this.edgeCases = Objects.requireNonNull(edgeCases);
+            return this;
+        }
+
+        /**
+         * With the transient-faults edge case: the chance that a partition query fails before a row
+         * (default 1/300; each query fails at most once). 0 never fails.
+         */
+        public Builder transientFaultRate(double rate) {
+            if (!(rate >= 0 && rate <= 1)) {
+                throw new IllegalArgumentException("transientFaultRate must be within [0, 1]");
+            }
+            this.transientFaultRate = rate;
             return this;
         }
 

@@ -67,6 +67,9 @@ class EmulatorMainTest {
                 "--ddl /nonexistent/schema.sql               | --ddl",
                 "--dialect mysql                             | --dialect",
                 "--dialect postgresql                        | --dialect postgresql needs --ddl",
+                "--edge-cases bogus                          | --edge-cases: unknown edge case 'bogus'",
+                "--edge-cases shared-timestamps,,stream-limit | --edge-cases: empty edge case name",
+                "--edge-cases                                | --edge-cases needs a value",
             })
     void badFlagsNameTheFlagAndExitWith2(String args, String expected) {
         Run r = run(args.trim().split("\\s+"));
@@ -110,9 +113,59 @@ class EmulatorMainTest {
                         "--max-partitions",
                         "--stats-interval",
                         "--duration",
+                        "--edge-cases",
                         "--help")) {
             assertThat(r.output()).contains("  " + flag + " ");
         }
+    }
+
+    @Test
+    void badEdgeCaseNamesListTheValidOnes() {
+        Run r = run("--edge-cases", "shared-timestamps,nope");
+        assertThat(r.code()).isEqualTo(2);
+        String first = r.lines().get(0);
+        for (EdgeCase c : EdgeCase.values()) {
+            assertThat(first).contains(c.cliName());
+        }
+        assertThat(r.output()).contains("--edge-cases LIST");
+    }
+
+    @Test
+    void parsesEdgeCases() throws Exception {
+        assertThat(EmulatorMain.Options.parse(new String[0]).edgeCases).isEqualTo(EdgeCases.none());
+        assertThat(EmulatorMain.Options.parse(new String[] {"--edge-cases", "all"}).edgeCases)
+                .isEqualTo(EdgeCases.all());
+        assertThat(EmulatorMain.Options.parse(new String[] {"--edge-cases=none"}).edgeCases)
+                .isEqualTo(EdgeCases.none());
+        assertThat(
+                        EmulatorMain.Options.parse(
+                                        new String[] {
+                                            "--edge-cases", "Shared-Timestamps, stream-limit"
+                                        })
+                                .edgeCases)
+                .isEqualTo(EdgeCases.of(EdgeCase.SHARED_TIMESTAMPS, EdgeCase.STREAM_LIMIT));
+    }
+
+    @Test
+    void runsWithEveryEdgeCase() {
+        Run r =
+                run(
+                        "--port",
+                        "0",
+                        "--duration",
+                        "1s",
+                        "--workload",
+                        "demo",
+                        "--stats-interval",
+                        "0",
+                        "--churn-interval",
+                        "200ms",
+                        "--edge-cases",
+                        "all");
+        assertThat(r.code()).as(r.output()).isZero();
+        assertThat(r.lines().get(0)).matches(LISTENING);
+        assertThat(r.lines().get(1)).endsWith("; edge cases all");
+        assertThat(r.lines().get(r.lines().size() - 1)).isEqualTo("stopped");
     }
 
     @Test

@@ -6,6 +6,8 @@ import com.google.protobuf.Value;
 import com.google.spanner.v1.ChangeStreamRecord;
 import com.google.spanner.v1.ChangeStreamRecord.DataChangeRecord;
 import com.google.spanner.v1.ChangeStreamRecord.PartitionEventRecord;
+import io.spannercs.emulator.EdgeCase;
+import io.spannercs.emulator.EdgeCases;
 import io.spannercs.emulator.schema.ChangeStreamDef;
 import io.spannercs.emulator.schema.ColumnDef;
 import io.spannercs.emulator.schema.PartitionMode;
@@ -46,10 +48,30 @@ public final class ChangeStream implements CommitListener {
 
     private long tokenCounter;
     private long recordCount;
+    private final EdgeRuntime edges;
+
+    /**
+     * MUTABLE_KEY_RANGE data record sequences at {@link #dataSequenceMicros} continue from this
+     * number, so transactions sharing a timestamp never reuse a sequence in a partition.
+     */
+    private long dataSequenceMicros = Long.MIN_VALUE;
+
+    private int dataSequenceNext;
 
     public ChangeStream(
             ChangeStreamDef def, Database db, int initialPartitions, int maxPartitions, long seed) {
+        this(def, db, initialPartitions, maxPartitions, seed, EdgeRuntime.none());
+    }
+
+    public ChangeStream(
+            ChangeStreamDef def,
+            Database db,
+            int initialPartitions,
+            int maxPartitions,
+            long seed,
+            EdgeRuntime edges) {
         this.def = def;
+        this.edges = edges;
         this.db = db;
         this.random = new Random(seed ^ def.name().hashCode());
         this.maxPartitions = Math.max(maxPartitions, initialPartitions);
@@ -179,21 +201,43 @@ public final class ChangeStream implements CommitListener {
         for (int i = 0; i < list.size(); i++) {
             lastIndexInPartition.put(list.get(i).partition, i);
         }
+        // Legacy sequences number the records of one transaction. Mutable ones must also be unique
+        // in a partition at a timestamp, which several transactions may share: they continue the
+        // numbers of the transactions before at that timestamp.
+        long base = 0;
+        if (def.partitionMode() == PartitionMode.MUTABLE_KEY_RANGE) {
+            if (txn.commitMicros() == dataSequenceMicros) {
+                base = dataSequenceNext;
+            }
+            dataSequenceMicros = txn.commitMicros();
+            dataSequenceNext = (int) base + list.size();
+        }
+        boolean unknownEnums =
+                edges.on(EdgeCase.UNKNOWN_TYPES)
+                        && EdgeCases.sendsUnknownEnums(edges.seed(), txn.serverTransactionId());
         for (int i = 0; i < list.size(); i++) {
             Group g = list.get(i);
             DataChangeRecord record =
                     g.toRecord(
                             def,
                             txn,
-                            formatSequence(i),
+                            formatSequence(base + i),
                             lastIndexInPartition.get(g.partition) == i,
                             list.size(),
                             lastIndexInPartition.size());
+            if (unknownEnums) {
+                record =
+                        record.toBuilder()
+                                .setModTypeValue(EdgeCases.UNKNOWN_MOD_TYPE_NUMBER)
+                                .setValueCaptureTypeValue(
+                                        EdgeCases.UNKNOWN_VALUE_CAPTURE_TYPE_NUMBER)
+                                .build();
+                edges.fired(EdgeCase.UNKNOWN_TYPES);
+            }
             append(
                     g.partition,
                     new LogEntry(
                             txn.commitMicros(),
-                            i,
                             ChangeStreamRecord.newBuilder().setDataChangeRecord(record).build(),
                             false));
         }
@@ -337,18 +381,18 @@ public final class ChangeStream implements CommitListener {
             boolean mutable = def.partitionMode() == PartitionMode.MUTABLE_KEY_RANGE;
             switch (op) {
                 case SPLIT:
-                    db.atNextTimestamp(ts -> split(live.get(0), ts));
+                    db.atNextTimestamp(this, ts -> split(live.get(0), ts));
                     break;
                 case MERGE:
                     requireLive(live, 2, op);
-                    db.atNextTimestamp(ts -> merge(live.get(0), live.get(1), ts));
+                    db.atNextTimestamp(this, ts -> merge(live.get(0), live.get(1), ts));
                     break;
                 case MOVE:
                     if (mutable) {
                         requireLive(live, 2, op);
-                        db.atNextTimestamp(ts -> moveRange(live.get(0), live.get(1), ts));
+                        db.atNextTimestamp(this, ts -> moveRange(live.get(0), live.get(1), ts));
                     } else {
-                        db.atNextTimestamp(ts -> legacyMove(live.get(0), ts));
+                        db.atNextTimestamp(this, ts -> legacyMove(live.get(0), ts));
                     }
                     break;
                 case SWAP:
@@ -356,7 +400,7 @@ public final class ChangeStream implements CommitListener {
                         throw new IllegalStateException("SWAP needs a MUTABLE_KEY_RANGE stream");
                     }
                     requireLive(live, 2, op);
-                    db.atNextTimestamp(ts -> swap(live.get(0), live.get(1), ts));
+                    db.atNextTimestamp(this, ts -> swap(live.get(0), live.get(1), ts));
                     break;
                 default:
                     throw new IllegalArgumentException(op.toString());
@@ -373,19 +417,20 @@ public final class ChangeStream implements CommitListener {
             long pos = position(table, key);
             Partition from = owners.floorEntry(pos).getValue();
             if (def.partitionMode() == PartitionMode.IMMUTABLE_KEY_RANGE) {
-                db.atNextTimestamp(ts -> legacyMove(from, ts));
+                db.atNextTimestamp(this, ts -> legacyMove(from, ts));
             } else {
                 List<Partition> others =
                         new ArrayList<>(new java.util.LinkedHashSet<>(owners.values()));
                 others.remove(from);
                 if (others.isEmpty()) {
-                    db.atNextTimestamp(ts -> split(from, ts));
+                    db.atNextTimestamp(this, ts -> split(from, ts));
                 }
                 others = new ArrayList<>(new java.util.LinkedHashSet<>(owners.values()));
                 others.remove(from);
                 Partition to = others.get(random.nextInt(others.size()));
                 long rangeStart = owners.floorKey(pos);
-                db.atNextTimestamp(ts -> moveRanges(from, to, List.of(rangeStart), ts, true, null));
+                db.atNextTimestamp(
+                        this, ts -> moveRanges(from, to, List.of(rangeStart), ts, true, null));
             }
             return owners.floorEntry(pos).getValue().token();
         }
@@ -440,24 +485,64 @@ public final class ChangeStream implements CommitListener {
             upper.forEach(r -> owners.put(r, c2));
             endLegacy(p, ts, List.of(c1, c2));
         } else {
+            boolean twoWay =
+                    edges.on(EdgeCase.SPLIT_PARTITION_RECORDS) && liveCount() + 2 <= maxPartitions;
             Partition n = newPartition(ts, List.of());
             List<Long> upper = upperHalf(p);
-            // The new token is announced in the partition it splits from, before the move.
-            append(
-                    p,
-                    new LogEntry(
-                            ts,
-                            0,
-                            ChangeStreamRecord.newBuilder()
-                                    .setPartitionStartRecord(
-                                            ChangeStreamRecord.PartitionStartRecord.newBuilder()
-                                                    .setStartTimestamp(Timestamps.toProto(ts))
-                                                    .setRecordSequence(formatSequence(0))
-                                                    .addPartitionTokens(n.token()))
-                                    .build(),
-                            false));
-            moveRanges(p, n, upper, ts, false, null);
+            List<List<Long>> parts = twoWay ? halves(p, upper) : null;
+            if (parts == null) {
+                // The new token is announced in the partition it splits from, before the move.
+                append(p, startEntry(ts, nextSequenceAt(p, ts), List.of(n.token())));
+                moveRanges(p, n, upper, ts, false, null);
+                return;
+            }
+            // Edge case: two new partitions, announced in two PartitionStartRecords, each range
+            // moved in its own PartitionEventRecord.
+            Partition n2 = newPartition(ts, List.of());
+            append(p, startEntry(ts, nextSequenceAt(p, ts), List.of(n.token())));
+            append(p, startEntry(ts, nextSequenceAt(p, ts), List.of(n2.token())));
+            moveRanges(p, n, parts.get(0), ts, false, null);
+            moveRanges(p, n2, parts.get(1), ts, false, null);
+            edges.fired(EdgeCase.SPLIT_PARTITION_RECORDS);
         }
+    }
+
+    /**
+     * The ranges cut in two non-empty halves (cutting a single range of the owner in two), or null
+     * when they cannot be.
+     */
+    private List<List<Long>> halves(Partition owner, List<Long> ranges) {
+        if (ranges.size() >= 2) {
+            int mid = ranges.size() / 2;
+            return List.of(
+                    new ArrayList<>(ranges.subList(0, mid)),
+                    new ArrayList<>(ranges.subList(mid, ranges.size())));
+        }
+        if (ranges.size() == 1) {
+            long lo = ranges.get(0);
+            Long next = owners.higherKey(lo);
+            long hi = next == null ? Long.MAX_VALUE : next;
+            long mid = lo + (hi - lo) / 2;
+            if (mid == lo) {
+                return null;
+            }
+            owners.put(mid, owner);
+            return List.of(List.of(lo), List.of(mid));
+        }
+        return null;
+    }
+
+    private static LogEntry startEntry(long ts, long seq, List<String> tokens) {
+        return new LogEntry(
+                ts,
+                ChangeStreamRecord.newBuilder()
+                        .setPartitionStartRecord(
+                                ChangeStreamRecord.PartitionStartRecord.newBuilder()
+                                        .setStartTimestamp(Timestamps.toProto(ts))
+                                        .setRecordSequence(formatSequence(seq))
+                                        .addAllPartitionTokens(tokens))
+                        .build(),
+                false);
     }
 
     private void merge(Partition a, Partition b, long ts) {
@@ -489,16 +574,32 @@ public final class ChangeStream implements CommitListener {
         List<Long> fromB = upperHalf(b);
         fromA.forEach(r -> owners.put(r, b));
         fromB.forEach(r -> owners.put(r, a));
+        boolean separate = edges.on(EdgeCase.SPLIT_PARTITION_RECORDS);
         for (Partition p : List.of(a, b)) {
             Partition other = p == a ? b : a;
-            append(
-                    p,
-                    eventEntry(
-                            p,
-                            ts,
-                            nextSequenceAt(p, ts),
-                            List.of(other.token()),
-                            List.of(other.token())));
+            if (separate) {
+                // Edge case: the move-in first, the move-out in a second record.
+                append(
+                        p,
+                        eventEntry(
+                                p, ts, nextSequenceAt(p, ts), List.of(other.token()), List.of()));
+                append(
+                        p,
+                        eventEntry(
+                                p, ts, nextSequenceAt(p, ts), List.of(), List.of(other.token())));
+            } else {
+                append(
+                        p,
+                        eventEntry(
+                                p,
+                                ts,
+                                nextSequenceAt(p, ts),
+                                List.of(other.token()),
+                                List.of(other.token())));
+            }
+        }
+        if (separate) {
+            edges.fired(EdgeCase.SPLIT_PARTITION_RECORDS);
         }
     }
 
@@ -538,7 +639,7 @@ public final class ChangeStream implements CommitListener {
                                 PartitionEventRecord.MoveOutEvent.newBuilder()
                                         .setDestinationPartitionToken(d)));
         return new LogEntry(
-                ts, seq, ChangeStreamRecord.newBuilder().setPartitionEventRecord(e).build(), false);
+                ts, ChangeStreamRecord.newBuilder().setPartitionEventRecord(e).build(), false);
     }
 
     private void endMutable(Partition p, long ts) {
@@ -548,7 +649,6 @@ public final class ChangeStream implements CommitListener {
                 p,
                 new LogEntry(
                         ts,
-                        seq,
                         ChangeStreamRecord.newBuilder()
                                 .setPartitionEndRecord(
                                         ChangeStreamRecord.PartitionEndRecord.newBuilder()
@@ -565,16 +665,25 @@ public final class ChangeStream implements CommitListener {
         for (Partition c : children) {
             list.add(new ChildPartitionsRecord.Child(c.token(), c.parentTokens()));
         }
-        append(p, new LogEntry(ts, 0, new ChildPartitionsRecord(ts, 0, list), true));
+        if (edges.on(EdgeCase.SPLIT_PARTITION_RECORDS) && list.size() > 1) {
+            // Edge case: one child partitions record per child, with distinct sequences.
+            for (int i = 0; i < list.size(); i++) {
+                append(
+                        p,
+                        new LogEntry(
+                                ts, new ChildPartitionsRecord(ts, i, List.of(list.get(i))), true));
+            }
+            edges.fired(EdgeCase.SPLIT_PARTITION_RECORDS);
+            return;
+        }
+        append(p, new LogEntry(ts, new ChildPartitionsRecord(ts, 0, list), true));
     }
 
-    /** Next free sequence number for an entry at the timestamp in the partition. */
+    /** Next free wire sequence for a partition record at the timestamp in the partition. */
     private static long nextSequenceAt(Partition p, long ts) {
-        LogEntry last = p.next(ts - 1, Long.MAX_VALUE, ts);
         long seq = 0;
-        while (last != null) {
-            seq = last.sequence() + 1;
-            last = p.next(ts, last.sequence(), ts);
+        for (LogEntry e : p.entriesAt(ts)) {
+            seq = Math.max(seq, e.wireSequence() + 1);
         }
         return seq;
     }

@@ -3,12 +3,15 @@ package io.spannercs.emulator.changestream;
 import com.google.protobuf.ByteString;
 import com.google.spanner.v1.ChangeStreamRecord;
 import io.grpc.Status;
+import io.spannercs.emulator.EdgeCase;
 import io.spannercs.emulator.schema.PartitionMode;
 import io.spannercs.emulator.storage.Timestamps;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -18,10 +21,19 @@ import java.util.concurrent.TimeUnit;
  * records in its partition, the heartbeat timer and the receiver's flow control each call {@link
  * #pump()}, which sends what is ready and schedules the next wake-up.
  *
- * <p>Every row carries a resume token holding the position (timestamp, sequence) after it, so a
- * retried query continues exactly where the last delivered row left off.
+ * <p>The rows of one timestamp follow a plan: the partition's log entries at that timestamp in log
+ * order, or, with edge cases on, shuffled and with a heartbeat before the partition records. Every
+ * row carries a resume token holding the position after it, (timestamp, rows of that timestamp's
+ * plan sent), so a retried query continues exactly where the last delivered row left off. Plans are
+ * deterministic for a partition and timestamp, so a retry recomputes the same plan.
  */
 public final class ChangeStreamQuery {
+    /** Position count meaning "every row of the timestamp was sent". */
+    static final long ALL = Long.MAX_VALUE;
+
+    /** How often a query polls while its partition holds records beyond the safe timestamp. */
+    private static final long PENDING_POLL_MICROS = 2_000;
+
     private final ChangeStream stream;
     private final Partition partition;
     private final long startMicros;
@@ -31,14 +43,39 @@ public final class ChangeStreamQuery {
     private final RowSink sink;
     private final ScheduledExecutorService scheduler;
     private final FaultInjector faults;
+    private final EdgeRuntime edges;
+    private final boolean mutable;
+    private final Random faultRandom;
     private final Runnable wakeUp = this::wakeUp;
 
+    /** Timestamp of the last position. */
     private long posMicros;
-    private long posSequence;
+
+    /** Rows of the plan at {@link #posMicros} already sent, or {@link #ALL}. */
+    private long posCount;
+
+    private Plan plan;
     private long lastSendNanos;
     private int rowsSent;
+    private boolean faulted;
     private boolean done;
     private ScheduledFuture<?> timer;
+
+    /** One row to send: a log entry, or a heartbeat when {@code entry} is null. */
+    private record Row(LogEntry entry, long heartbeatMicros) {}
+
+    /** The rows of one timestamp in the order they are sent. */
+    private record Plan(long micros, List<Row> rows, boolean shuffled, boolean ends) {
+        /** Index of the first end record, or -1. */
+        int firstEndIndex() {
+            for (int i = 0; i < rows.size(); i++) {
+                if (rows.get(i).entry() != null && rows.get(i).entry().terminal()) {
+                    return i;
+                }
+            }
+            return -1;
+        }
+    }
 
     /**
      * @param partition null for the root query
@@ -56,6 +93,37 @@ public final class ChangeStreamQuery {
             RowSink sink,
             ScheduledExecutorService scheduler,
             FaultInjector faults) {
+        this(
+                stream,
+                partition,
+                startMicros,
+                endMicros,
+                heartbeat,
+                resumeToken,
+                encoder,
+                sink,
+                scheduler,
+                faults,
+                EdgeRuntime.none());
+    }
+
+    /**
+     * @param partition null for the root query
+     * @param endMicros {@code Long.MAX_VALUE} for no end
+     * @param resumeToken empty to start at {@code startMicros}
+     */
+    public ChangeStreamQuery(
+            ChangeStream stream,
+            Partition partition,
+            long startMicros,
+            long endMicros,
+            Duration heartbeat,
+            ByteString resumeToken,
+            RecordEncoder encoder,
+            RowSink sink,
+            ScheduledExecutorService scheduler,
+            FaultInjector faults,
+            EdgeRuntime edges) {
         this.stream = stream;
         this.partition = partition;
         this.startMicros = startMicros;
@@ -65,13 +133,19 @@ public final class ChangeStreamQuery {
         this.sink = sink;
         this.scheduler = scheduler;
         this.faults = faults;
+        this.edges = edges;
+        this.mutable = stream.def().partitionMode() == PartitionMode.MUTABLE_KEY_RANGE;
+        this.faultRandom =
+                partition != null && edges.on(EdgeCase.TRANSIENT_FAULTS)
+                        ? edges.queryRandom()
+                        : null;
         if (resumeToken.isEmpty()) {
             posMicros = startMicros - 1;
-            posSequence = Long.MAX_VALUE;
+            posCount = ALL;
         } else {
             long[] pos = decodeResumeToken(resumeToken);
             posMicros = pos[0];
-            posSequence = pos[1];
+            posCount = pos[1];
         }
     }
 
@@ -124,58 +198,80 @@ public final class ChangeStreamQuery {
         }
     }
 
+    // ---- root query ---------------------------------------------------------------------
+
     private void pumpRoot() {
         long safe = stream.database().safeMicros();
         if (safe < startMicros) {
             schedule(Math.max(1, (startMicros - safe) / 1000));
             return;
         }
-        List<Partition> live = new ArrayList<>();
-        boolean mutable = stream.def().partitionMode() == PartitionMode.MUTABLE_KEY_RANGE;
-        for (Partition p : stream.partitionsLiveAt(startMicros)) {
-            live.add(p);
-        }
-        if (mutable) {
-            // Partitions ending exactly at the start still owe their records at that timestamp.
-            for (Partition p : stream.partitionsEndingAt(startMicros)) {
-                live.add(p);
+        List<LogEntry> rows = rootRows();
+        long sent = posMicros == startMicros && posCount != ALL ? posCount : 0;
+        while (sent < rows.size()) {
+            if (!sink.isReady()) {
+                return; // onReady wakes us up
             }
+            posMicros = startMicros;
+            posCount = sent + 1;
+            emit(encode(rows.get((int) sent), (int) sent));
+            sent++;
         }
-        List<String> tokens = new ArrayList<>();
-        live.forEach(p -> tokens.add(p.token()));
-        LogEntry entry;
-        if (mutable) {
-            entry =
-                    new LogEntry(
-                            startMicros,
-                            0,
-                            ChangeStreamRecord.newBuilder()
-                                    .setPartitionStartRecord(
-                                            ChangeStreamRecord.PartitionStartRecord.newBuilder()
-                                                    .setStartTimestamp(
-                                                            Timestamps.toProto(startMicros))
-                                                    .setRecordSequence(
-                                                            ChangeStream.formatSequence(0))
-                                                    .addAllPartitionTokens(tokens))
-                                    .build(),
-                            true);
-        } else {
-            List<ChildPartitionsRecord.Child> children = new ArrayList<>();
-            tokens.forEach(t -> children.add(new ChildPartitionsRecord.Child(t, List.of())));
-            entry =
-                    new LogEntry(
-                            startMicros,
-                            0,
-                            new ChildPartitionsRecord(startMicros, 0, children),
-                            true);
-        }
-        if (!sink.isReady()) {
-            return; // onReady wakes us up
-        }
-        send(entry);
         finish();
         sink.complete();
     }
+
+    /** What the root query returns: the partitions live at the start. */
+    private List<LogEntry> rootRows() {
+        List<Partition> live = new ArrayList<>(stream.partitionsLiveAt(startMicros));
+        List<Partition> ending = stream.partitionsEndingAt(startMicros);
+        if (mutable) {
+            // Partitions ending exactly at the start still owe their records at that timestamp.
+            live.addAll(ending);
+        } else if (ending.stream().anyMatch(p -> p.hasDataAt(startMicros))) {
+            // Shared timestamps: partitions that ended at the start may hold data committed at
+            // it. Return them instead of their children, which their child partitions records
+            // name with their parents.
+            java.util.Set<String> parents = new java.util.HashSet<>();
+            ending.forEach(p -> parents.add(p.token()));
+            live.removeIf(p -> p.parentTokens().stream().anyMatch(parents::contains));
+            live.addAll(ending);
+            live.sort((a, b) -> a.token().compareTo(b.token()));
+        }
+        List<String> tokens = new ArrayList<>();
+        live.forEach(p -> tokens.add(p.token()));
+        List<List<String>> groups = new ArrayList<>();
+        if (edges.on(EdgeCase.SPLIT_PARTITION_RECORDS) && tokens.size() > 1) {
+            // Edge case: one partition record per partition.
+            tokens.forEach(t -> groups.add(List.of(t)));
+            edges.fired(EdgeCase.SPLIT_PARTITION_RECORDS);
+        } else {
+            groups.add(tokens);
+        }
+        List<LogEntry> rows = new ArrayList<>();
+        for (int i = 0; i < groups.size(); i++) {
+            Object payload;
+            if (mutable) {
+                payload =
+                        ChangeStreamRecord.newBuilder()
+                                .setPartitionStartRecord(
+                                        ChangeStreamRecord.PartitionStartRecord.newBuilder()
+                                                .setStartTimestamp(Timestamps.toProto(startMicros))
+                                                .setRecordSequence(ChangeStream.formatSequence(i))
+                                                .addAllPartitionTokens(groups.get(i)))
+                                .build();
+            } else {
+                List<ChildPartitionsRecord.Child> children = new ArrayList<>();
+                groups.get(i)
+                        .forEach(t -> children.add(new ChildPartitionsRecord.Child(t, List.of())));
+                payload = new ChildPartitionsRecord(startMicros, i, children);
+            }
+            rows.add(new LogEntry(startMicros, i, payload, true));
+        }
+        return rows;
+    }
+
+    // ---- partition query ----------------------------------------------------------------
 
     private void pumpPartition() {
         while (sink.isReady()) {
@@ -186,24 +282,58 @@ public final class ChangeStreamQuery {
                 return;
             }
             long safe = stream.database().safeMicros();
-            LogEntry e = partition.next(posMicros, posSequence, Math.min(endMicros, safe));
-            if (e == null) {
-                LogEntry terminal = partition.terminalEntry();
-                if (terminal != null
-                        && terminal.after(posMicros, posSequence)
-                        && terminal.micros() <= endMicros
-                        && terminal.micros() < startMicros) {
-                    e = terminal; // a query starting after the partition ended still learns of it
+            long max = Math.min(endMicros, safe);
+            if (posCount != ALL && (plan == null || plan.micros() != posMicros)) {
+                plan = plan(posMicros);
+            }
+            if (posCount != ALL && posCount >= plan.rows().size()) {
+                posCount = ALL; // a resume token from the end of the plan
+                if (plan.ends()) {
+                    finish();
+                    sink.complete();
+                    return;
                 }
             }
-            if (e != null) {
+            if (posCount == ALL && posMicros >= partition.endMicros()) {
+                finish();
+                sink.complete(); // resumed after the partition's last records
+                return;
+            }
+            if (posCount == ALL) {
+                long next = partition.nextMicrosAfter(posMicros, max);
+                if (next >= 0) {
+                    posMicros = next;
+                    posCount = 0;
+                    plan = plan(next);
+                }
+            }
+            if (posCount != ALL) {
+                int index = (int) posCount;
+                Row row = plan.rows().get(index);
                 long delayMs = faults.latencyFor(partition.token()).toMillis();
                 if (delayMs > 0 && System.nanoTime() - lastSendNanos < delayMs * 1_000_000L) {
                     schedule(delayMs - (System.nanoTime() - lastSendNanos) / 1_000_000L);
                     return;
                 }
-                send(e);
-                if (e.terminal()) {
+                if (transientFault()) {
+                    return;
+                }
+                if (index == plan.firstEndIndex() && withholdEndRecord()) {
+                    finish();
+                    sink.complete(); // the stream ends normally, without the end record
+                    return;
+                }
+                if (index == 0 && plan.shuffled()) {
+                    edges.fired(EdgeCase.UNORDERED_WITHIN_TIMESTAMP);
+                }
+                posCount = index + 1 == plan.rows().size() ? ALL : index + 1;
+                if (row.entry() == null) {
+                    edges.fired(EdgeCase.HEARTBEAT_BEFORE_PARTITION_RECORDS);
+                    emit(heartbeat(row.heartbeatMicros(), index));
+                } else {
+                    emit(encode(row.entry(), index));
+                }
+                if (posCount == ALL && plan.ends()) {
                     finish();
                     sink.complete();
                     return;
@@ -217,7 +347,12 @@ public final class ChangeStreamQuery {
             }
             long sinceSendMicros = (System.nanoTime() - lastSendNanos) / 1000;
             if (safe >= startMicros && safe > posMicros && sinceSendMicros >= heartbeatMicros) {
-                sendHeartbeat(safe);
+                if (transientFault()) {
+                    return;
+                }
+                posMicros = safe;
+                posCount = ALL;
+                emit(heartbeat(safe, -1));
                 continue;
             }
             long waitMicros = Math.max(0, heartbeatMicros - sinceSendMicros);
@@ -227,25 +362,135 @@ public final class ChangeStreamQuery {
             if (endMicros != Long.MAX_VALUE) {
                 waitMicros = Math.min(waitMicros, endMicros - safe);
             }
+            if (partition.lastMicros() > safe) {
+                // Records at a shared timestamp wait for it to close (a few milliseconds).
+                waitMicros = Math.min(waitMicros, PENDING_POLL_MICROS);
+            }
             schedule(Math.max(1, waitMicros / 1000));
             return;
         }
     }
 
-    private void send(LogEntry e) {
-        posMicros = e.micros();
-        posSequence = e.sequence();
-        emit(encoder.encode(e));
+    /**
+     * The rows at the timestamp: its log entries in log order, so data records before partition
+     * records. With heartbeat-before-partition-records, a heartbeat at the timestamp goes before
+     * the first partition record. With unordered-within-timestamp, a seeded permutation that
+     * differs from record_sequence order: of every record of the timestamp in mutable mode (data
+     * and partition records apart when the heartbeat separates them), of each transaction's records
+     * in legacy mode.
+     */
+    private Plan plan(long micros) {
+        List<LogEntry> entries = partition.entriesAt(micros);
+        List<LogEntry> data = new ArrayList<>();
+        List<LogEntry> partitionRecords = new ArrayList<>();
+        boolean ends = false;
+        for (LogEntry e : entries) {
+            (e.isData() ? data : partitionRecords).add(e);
+            ends |= e.terminal();
+        }
+        boolean heartbeat =
+                edges.on(EdgeCase.HEARTBEAT_BEFORE_PARTITION_RECORDS)
+                        && !partitionRecords.isEmpty();
+        boolean shuffle = edges.on(EdgeCase.UNORDERED_WITHIN_TIMESTAMP);
+        Random random = shuffle ? edges.random("order", partition.token(), micros) : null;
+        boolean shuffled = false;
+        List<LogEntry> ordered = new ArrayList<>();
+        if (!shuffle) {
+            ordered.addAll(data);
+        } else if (mutable) {
+            if (heartbeat) {
+                shuffled |= permute(data, random);
+                shuffled |= permute(partitionRecords, random);
+            } else {
+                data.addAll(partitionRecords);
+                partitionRecords.clear();
+                shuffled |= permute(data, random);
+            }
+            ordered.addAll(data);
+        } else {
+            int from = 0;
+            for (int i = 1; i <= data.size(); i++) {
+                if (i == data.size()
+                        || !data.get(i).transactionId().equals(data.get(from).transactionId())) {
+                    List<LogEntry> txn = new ArrayList<>(data.subList(from, i));
+                    shuffled |= permute(txn, random);
+                    ordered.addAll(txn);
+                    from = i;
+                }
+            }
+        }
+        List<Row> rows = new ArrayList<>();
+        ordered.forEach(e -> rows.add(new Row(e, 0)));
+        if (heartbeat) {
+            rows.add(new Row(null, micros));
+        }
+        partitionRecords.forEach(e -> rows.add(new Row(e, 0)));
+        return new Plan(micros, rows, shuffled, ends);
     }
 
-    private void sendHeartbeat(long micros) {
-        posMicros = micros;
-        posSequence = Long.MAX_VALUE;
-        emit(encoder.heartbeat(micros));
+    /** Shuffles the list into an order other than its own; whether it changed it. */
+    private static boolean permute(List<LogEntry> list, Random random) {
+        if (list.size() < 2) {
+            return false;
+        }
+        List<LogEntry> original = new ArrayList<>(list);
+        Collections.shuffle(list, random);
+        if (list.equals(original)) {
+            Collections.rotate(list, 1);
+        }
+        return true;
+    }
+
+    /**
+     * Edge case window-end-without-end-record: whether this query ends now, before the first end
+     * record of its partition (seeded coin per partition, at most once per partition).
+     */
+    private boolean withholdEndRecord() {
+        if (!edges.on(EdgeCase.WINDOW_END_WITHOUT_END_RECORD)
+                || !edges.coin(2, "window-end", partition.token())
+                || !partition.withholdEndRecordOnce()) {
+            return false;
+        }
+        edges.fired(EdgeCase.WINDOW_END_WITHOUT_END_RECORD);
+        return true;
+    }
+
+    /** Edge case transient-faults: fails the query before the next row, now and then. */
+    private boolean transientFault() {
+        if (faultRandom == null
+                || faulted
+                || faultRandom.nextDouble() >= edges.transientFaultRate()) {
+            return false;
+        }
+        faulted = true;
+        finish();
+        sink.fail(edges.nextTransientFault(partition.token(), rowsSent).asRuntimeException());
+        return true;
+    }
+
+    /** Whether this row gets all-NULL struct elements in its unused arrays (edge case). */
+    private boolean nullElements(long micros, int index) {
+        if (!edges.on(EdgeCase.NULL_STRUCT_ELEMENTS) || !encoder.supportsNullStructElements()) {
+            return false;
+        }
+        String token = partition == null ? "" : partition.token();
+        if (!edges.coin(3, "null-elements", token, micros, index)) {
+            return false;
+        }
+        edges.fired(EdgeCase.NULL_STRUCT_ELEMENTS);
+        return true;
+    }
+
+    private com.google.protobuf.Value encode(LogEntry e, int index) {
+        return encoder.encode(e, nullElements(e.micros(), index));
+    }
+
+    private com.google.protobuf.Value heartbeat(long micros, int index) {
+        return encoder.heartbeat(micros, nullElements(micros, index));
     }
 
     private void emit(com.google.protobuf.Value row) {
-        sink.sendRow(row, encodeResumeToken(posMicros, posSequence));
+        sink.sendRow(row, encodeResumeToken(posMicros, posCount));
         rowsSent++;
         lastSendNanos = System.nanoTime();
     }
@@ -257,8 +502,11 @@ public final class ChangeStreamQuery {
         timer = scheduler.schedule(this::pump, delayMillis, TimeUnit.MILLISECONDS);
     }
 
-    static ByteString encodeResumeToken(long micros, long sequence) {
-        return ByteString.copyFrom("cs1:" + micros + ":" + sequence, StandardCharsets.UTF_8);
+    /**
+     * @param count rows of the timestamp's plan sent, or {@link #ALL}
+     */
+    static ByteString encodeResumeToken(long micros, long count) {
+        return ByteString.copyFrom("cs2:" + micros + ":" + count, StandardCharsets.UTF_8);
     }
 
     /**
@@ -266,9 +514,13 @@ public final class ChangeStreamQuery {
      */
     static long[] decodeResumeToken(ByteString token) {
         String[] parts = token.toString(StandardCharsets.UTF_8).split(":");
-        if (parts.length != 3 || !parts[0].equals("cs1")) {
+        if (parts.length != 3 || !parts[0].equals("cs2")) {
             throw new IllegalArgumentException("Invalid resume token");
         }
-        return new long[] {Long.parseLong(parts[1]), Long.parseLong(parts[2])};
+        long count = Long.parseLong(parts[2]);
+        if (count < 0) {
+            throw new IllegalArgumentException("Invalid resume token");
+        }
+        return new long[] {Long.parseLong(parts[1]), count};
     }
 }

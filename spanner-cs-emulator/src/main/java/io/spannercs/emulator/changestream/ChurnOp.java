@@ -8,6 +8,9 @@ public enum ChurnOp {
     MERGE,
     /** Mutable: a range moves to another live partition. Legacy: a partition ends, one child. */
     MOVE,
-    /** Mutable only: two partitions exchange ranges at one timestamp (one event with both). */
+    /**
+     * Mutable only: two partitions exchange ranges at one timestamp (one event with both; a move-in
+     * and then a move-out event with the split-partition-records edge case).
+     */
     SWAP
 }

@@ -8,6 +8,7 @@ import com.google.spanner.v1.ChangeStreamRecord.DataChangeRecord;
 import com.google.spanner.v1.StructType;
 import com.google.spanner.v1.Type;
 import com.google.spanner.v1.TypeCode;
+import io.spannercs.emulator.EdgeCases;
 import io.spannercs.emulator.schema.SpannerTypes;
 import io.spannercs.emulator.storage.Timestamps;
 import java.util.List;
@@ -92,29 +93,63 @@ public final class LegacyRecordEncoder implements RecordEncoder {
 
     @Override
     public Value encode(LogEntry entry) {
+        return encode(entry, false);
+    }
+
+    @Override
+    public Value heartbeat(long micros) {
+        return heartbeat(micros, false);
+    }
+
+    @Override
+    public boolean supportsNullStructElements() {
+        return true;
+    }
+
+    @Override
+    public Value encode(LogEntry entry, boolean nullElements) {
         Object payload = entry.payload();
         if (payload instanceof ChildPartitionsRecord) {
-            return wrap(null, null, childPartitions((ChildPartitionsRecord) payload));
+            return wrap(null, null, childPartitions((ChildPartitionsRecord) payload), nullElements);
         }
         ChangeStreamRecord record = (ChangeStreamRecord) payload;
         if (record.hasDataChangeRecord()) {
-            return wrap(dataChange(record.getDataChangeRecord()), null, null);
+            return wrap(dataChange(record.getDataChangeRecord()), null, null, nullElements);
         }
         throw new IllegalStateException("Not a legacy-mode record: " + record.getRecordCase());
     }
 
     @Override
-    public Value heartbeat(long micros) {
-        return wrap(null, list(timestamp(micros)), null);
+    public Value heartbeat(long micros, boolean nullElements) {
+        return wrap(null, list(timestamp(micros)), null, nullElements);
     }
 
-    private static Value wrap(Value dataChange, Value heartbeat, Value childPartitions) {
+    /**
+     * One element holding the record in its array; the other arrays are empty, or, with {@code
+     * nullElements}, hold one struct whose fields are all NULL.
+     */
+    private static Value wrap(
+            Value dataChange, Value heartbeat, Value childPartitions, boolean nullElements) {
         Value element =
                 list(
-                        dataChange == null ? emptyList() : list(dataChange),
-                        heartbeat == null ? emptyList() : list(heartbeat),
-                        childPartitions == null ? emptyList() : list(childPartitions));
+                        unused(dataChange, DATA_CHANGE_RECORD, nullElements),
+                        unused(heartbeat, HEARTBEAT_RECORD, nullElements),
+                        unused(childPartitions, CHILD_PARTITIONS_RECORD, nullElements));
         return list(element);
+    }
+
+    private static Value unused(Value record, Type structType, boolean nullElements) {
+        if (record != null) {
+            return list(record);
+        }
+        if (!nullElements) {
+            return emptyList();
+        }
+        ListValue.Builder fields = ListValue.newBuilder();
+        for (int i = 0; i < structType.getStructType().getFieldsCount(); i++) {
+            fields.addValues(nullValue());
+        }
+        return list(Value.newBuilder().setListValue(fields).build());
     }
 
     private static Value dataChange(DataChangeRecord r) {
@@ -143,12 +178,26 @@ public final class LegacyRecordEncoder implements RecordEncoder {
                 str(r.getTable()),
                 Value.newBuilder().setListValue(columns).build(),
                 Value.newBuilder().setListValue(mods).build(),
-                str(r.getModType().name()),
-                str(r.getValueCaptureType().name()),
+                str(modTypeName(r)),
+                str(valueCaptureTypeName(r)),
                 str(Integer.toString(r.getNumberOfRecordsInTransaction())),
                 str(Integer.toString(r.getNumberOfPartitionsInTransaction())),
                 str(r.getTransactionTag()),
                 bool(r.getIsSystemTransaction()));
+    }
+
+    /** The mod type as legacy records spell it; an unknown one (edge case) as the future name. */
+    static String modTypeName(DataChangeRecord r) {
+        return r.getModType() == DataChangeRecord.ModType.UNRECOGNIZED
+                ? EdgeCases.UNKNOWN_MOD_TYPE_NAME
+                : r.getModType().name();
+    }
+
+    /** The value capture type as legacy records spell it; an unknown one as the future name. */
+    static String valueCaptureTypeName(DataChangeRecord r) {
+        return r.getValueCaptureType() == DataChangeRecord.ValueCaptureType.UNRECOGNIZED
+                ? EdgeCases.UNKNOWN_VALUE_CAPTURE_TYPE_NAME
+                : r.getValueCaptureType().name();
     }
 
     private static Value childPartitions(ChildPartitionsRecord r) {

@@ -3,6 +3,7 @@ package io.spannercs.emulator.changestream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A change stream partition: its token, lifetime and log. Which key ranges it owns is kept by
@@ -15,6 +16,9 @@ public final class Partition {
     private volatile long endMicros = Long.MAX_VALUE;
     private final List<LogEntry> log = new ArrayList<>();
     private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
+
+    /** Whether a query already ended without this partition's end record (edge case). */
+    private final AtomicBoolean endRecordWithheld = new AtomicBoolean();
 
     Partition(String token, long startMicros, List<String> parentTokens) {
         this.token = token;
@@ -47,46 +51,84 @@ public final class Partition {
         endMicros = micros;
     }
 
-    void append(LogEntry entry) {
+    /** Appends the entry, numbering it after the partition's entries at the same timestamp. */
+    LogEntry append(LogEntry entry) {
+        LogEntry numbered;
         synchronized (log) {
-            log.add(entry);
+            LogEntry last = log.isEmpty() ? null : log.get(log.size() - 1);
+            if (last != null && last.micros() > entry.micros()) {
+                throw new IllegalStateException(
+                        "Log of partition " + token + " would go back in time");
+            }
+            int ordinal = last != null && last.micros() == entry.micros() ? last.ordinal() + 1 : 0;
+            numbered = entry.withOrdinal(ordinal);
+            log.add(numbered);
         }
         for (Runnable l : listeners) {
             l.run();
         }
+        return numbered;
     }
 
-    /** The first entry after the position with a timestamp at most {@code maxMicros}, or null. */
-    LogEntry next(long posMicros, long posSequence, long maxMicros) {
+    /** Index of the first entry with a timestamp greater than {@code micros}. */
+    private int firstAfterIndex(long micros) {
+        int lo = 0;
+        int hi = log.size();
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (log.get(mid).micros() > micros) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        return lo;
+    }
+
+    /**
+     * The timestamp of the first entry after {@code micros} and at most {@code maxMicros}, or -1
+     * when there is none.
+     */
+    long nextMicrosAfter(long micros, long maxMicros) {
         synchronized (log) {
-            int lo = 0;
-            int hi = log.size();
-            while (lo < hi) {
-                int mid = (lo + hi) >>> 1;
-                if (log.get(mid).after(posMicros, posSequence)) {
-                    hi = mid;
-                } else {
-                    lo = mid + 1;
-                }
+            int i = firstAfterIndex(micros);
+            if (i < log.size() && log.get(i).micros() <= maxMicros) {
+                return log.get(i).micros();
             }
-            if (lo < log.size()) {
-                LogEntry e = log.get(lo);
-                if (e.micros() <= maxMicros) {
-                    return e;
-                }
-            }
-            return null;
+            return -1;
         }
     }
 
-    /** The terminal entry, if the partition has ended. */
-    LogEntry terminalEntry() {
+    /** The entries at the timestamp, in log order. */
+    List<LogEntry> entriesAt(long micros) {
         synchronized (log) {
-            if (!log.isEmpty() && log.get(log.size() - 1).terminal()) {
-                return log.get(log.size() - 1);
+            int end = firstAfterIndex(micros);
+            int start = end;
+            while (start > 0 && log.get(start - 1).micros() == micros) {
+                start--;
             }
-            return null;
+            return new ArrayList<>(log.subList(start, end));
         }
+    }
+
+    /** Whether the log holds a data change record at the timestamp. */
+    boolean hasDataAt(long micros) {
+        return entriesAt(micros).stream().anyMatch(LogEntry::isData);
+    }
+
+    /** The timestamp of the newest entry, or -1 for an empty log. */
+    long lastMicros() {
+        synchronized (log) {
+            return log.isEmpty() ? -1 : log.get(log.size() - 1).micros();
+        }
+    }
+
+    /**
+     * Claims the one query of this partition that may end without the end record (edge case
+     * window-end-without-end-record); true at most once.
+     */
+    boolean withholdEndRecordOnce() {
+        return endRecordWithheld.compareAndSet(false, true);
     }
 
     int size() {

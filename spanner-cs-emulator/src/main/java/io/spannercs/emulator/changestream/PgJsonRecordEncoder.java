@@ -101,8 +101,8 @@ public final class PgJsonRecordEncoder implements RecordEncoder {
             mods.add(mod);
         }
         o.add("mods", mods);
-        o.addProperty("mod_type", r.getModType().name());
-        o.addProperty("value_capture_type", r.getValueCaptureType().name());
+        o.addProperty("mod_type", LegacyRecordEncoder.modTypeName(r));
+        o.addProperty("value_capture_type", LegacyRecordEncoder.valueCaptureTypeName(r));
         o.addProperty("number_of_records_in_transaction", r.getNumberOfRecordsInTransaction());
         o.addProperty(
                 "number_of_partitions_in_transaction", r.getNumberOfPartitionsInTransaction());

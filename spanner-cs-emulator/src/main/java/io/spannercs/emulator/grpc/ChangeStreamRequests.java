@@ -8,9 +8,11 @@ import com.google.spanner.v1.ResultSetMetadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ServerCallStreamObserver;
+import io.spannercs.emulator.EdgeCase;
 import io.spannercs.emulator.EmulatedDatabase;
 import io.spannercs.emulator.changestream.ChangeStream;
 import io.spannercs.emulator.changestream.ChangeStreamQuery;
+import io.spannercs.emulator.changestream.EdgeRuntime;
 import io.spannercs.emulator.changestream.FaultInjector;
 import io.spannercs.emulator.changestream.LegacyRecordEncoder;
 import io.spannercs.emulator.changestream.MutableRecordEncoder;
@@ -44,10 +46,13 @@ final class ChangeStreamRequests {
 
     private final ScheduledExecutorService scheduler;
     private final FaultInjector faults;
+    private final EdgeRuntime edges;
 
-    ChangeStreamRequests(ScheduledExecutorService scheduler, FaultInjector faults) {
+    ChangeStreamRequests(
+            ScheduledExecutorService scheduler, FaultInjector faults, EdgeRuntime edges) {
         this.scheduler = scheduler;
         this.faults = faults;
+        this.edges = edges;
     }
 
     ChangeStreamQuery create(
@@ -116,7 +121,29 @@ final class ChangeStreamRequests {
                                 + stream.def().name()
                                 + " with partition_mode MUTABLE_KEY_RANGE.");
             }
-            if (endMicros - startMicros > MAX_MUTABLE_WINDOW.toNanos() / 1000) {
+            long maxWindow = MAX_MUTABLE_WINDOW.toNanos() / 1000;
+            boolean oldRuleRejects = endMicros - startMicros > maxWindow;
+            if (edges.on(EdgeCase.MUTABLE_END_LIMIT)) {
+                // Edge case: the limit is now + 30 minutes on the server's clock, whatever the
+                // start (a start in the past may have a longer window, one in the future less).
+                long now = Timestamps.nowMicros();
+                boolean rejects = endMicros > now + maxWindow;
+                if (rejects != oldRuleRejects) {
+                    edges.fired(EdgeCase.MUTABLE_END_LIMIT);
+                }
+                if (rejects) {
+                    throw invalid(
+                            "end_timestamp must be at most 30 minutes after the current time for"
+                                    + " change stream "
+                                    + stream.def().name()
+                                    + " with partition_mode MUTABLE_KEY_RANGE. Received"
+                                    + " end_timestamp: "
+                                    + forMessage(endMicros)
+                                    + ", current time: "
+                                    + forMessage(now)
+                                    + ".");
+                }
+            } else if (oldRuleRejects) {
                 throw invalid(
                         "end_timestamp must be at most 30 minutes after start_timestamp for change"
                                 + " stream "
@@ -134,6 +161,20 @@ final class ChangeStreamRequests {
                                 + (token.hasStringValue() ? token.getStringValue() : token)
                                 + ".");
             }
+        }
+        if (partition != null
+                && startMicros > partition.endMicros()
+                && edges.on(EdgeCase.WINDOW_END_WITHOUT_END_RECORD)) {
+            // As Spanner answers a reader that moved past a partition's end it never received.
+            throw invalid(
+                    "Specified start_timestamp is invalid for the partition. Please specify a"
+                            + " start_timestamp within "
+                            + forMessage(partition.startMicros())
+                            + " and "
+                            + forMessage(partition.endMicros())
+                            + ". Received start_timestamp: "
+                            + forMessage(startMicros)
+                            + ".");
         }
         if (partition != null
                 && (startMicros < partition.startMicros() || startMicros > partition.endMicros())) {
@@ -166,7 +207,8 @@ final class ChangeStreamRequests {
                     encoder,
                     sink,
                     scheduler,
-                    faults);
+                    faults,
+                    edges);
         } catch (IllegalArgumentException e) {
             throw invalid("Invalid resume token for this query");
         }

@@ -9,7 +9,7 @@ final class ReadTimestamps {
     private ReadTimestamps() {}
 
     static long resolve(TransactionOptions.ReadOnly readOnly, EmulatedDatabase db) {
-        long safe = db.database().safeMicros();
+        long safe = db.database().strongReadMicros();
         switch (readOnly.getTimestampBoundCase()) {
             case READ_TIMESTAMP:
                 return Timestamps.toMicros(readOnly.getReadTimestamp());

@@ -31,6 +31,7 @@ import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.spannercs.emulator.EmulatedDatabase;
 import io.spannercs.emulator.changestream.ChangeStreamQuery;
+import io.spannercs.emulator.changestream.EdgeRuntime;
 import io.spannercs.emulator.changestream.FaultInjector;
 import io.spannercs.emulator.schema.ColumnDef;
 import io.spannercs.emulator.schema.Dialect;
@@ -70,8 +71,16 @@ public final class SpannerService extends SpannerGrpc.SpannerImplBase {
             Function<String, EmulatedDatabase> databases,
             ScheduledExecutorService scheduler,
             FaultInjector faults) {
+        this(databases, scheduler, faults, EdgeRuntime.none());
+    }
+
+    public SpannerService(
+            Function<String, EmulatedDatabase> databases,
+            ScheduledExecutorService scheduler,
+            FaultInjector faults,
+            EdgeRuntime edges) {
         this.sessions = new Sessions(databases);
-        this.changeStreamRequests = new ChangeStreamRequests(scheduler, faults);
+        this.changeStreamRequests = new ChangeStreamRequests(scheduler, faults, edges);
         this.faults = faults;
     }
 
@@ -400,14 +409,14 @@ public final class SpannerService extends SpannerGrpc.SpannerImplBase {
                     TransactionOptions options = selector.getSingleUse();
                     return options.hasReadOnly()
                             ? ReadTimestamps.resolve(options.getReadOnly(), session.database())
-                            : session.database().database().safeMicros();
+                            : session.database().database().strongReadMicros();
                 }
             case ID:
                 {
                     Sessions.TransactionState txn = sessions.transaction(selector.getId());
                     return txn.readOnly
                             ? txn.readMicros
-                            : session.database().database().safeMicros();
+                            : session.database().database().strongReadMicros();
                 }
             case BEGIN:
                 {
@@ -416,10 +425,10 @@ public final class SpannerService extends SpannerGrpc.SpannerImplBase {
                     metadata.setTransaction(toProto(txn));
                     return txn.readOnly
                             ? txn.readMicros
-                            : session.database().database().safeMicros();
+                            : session.database().database().strongReadMicros();
                 }
             default:
-                return session.database().database().safeMicros();
+                return session.database().database().strongReadMicros();
         }
     }
 

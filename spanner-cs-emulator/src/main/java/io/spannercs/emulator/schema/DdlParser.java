@@ -128,6 +128,7 @@ public final class DdlParser {
             case "DATE":
             case "TIMESTAMP":
             case "JSON":
+            case "UUID":
                 code = TypeCode.valueOf(word);
                 break;
             default:

@@ -66,6 +66,8 @@ public final class PgTypes {
                 return SpannerTypes.of(TypeCode.TIMESTAMP);
             case "jsonb":
                 return JSONB;
+            case "uuid":
+                return SpannerTypes.of(TypeCode.UUID);
             default:
                 return null;
         }
@@ -105,6 +107,8 @@ public final class PgTypes {
                 return "timestamp with time zone";
             case JSON:
                 return "jsonb";
+            case UUID:
+                return "uuid";
             default:
                 return type.getCode().name().toLowerCase(Locale.ROOT);
         }

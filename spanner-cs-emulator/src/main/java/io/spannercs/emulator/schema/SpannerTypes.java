@@ -23,6 +23,11 @@ public final class SpannerTypes {
 
     public static final Value NULL = Value.newBuilder().setNullValue(NullValue.NULL_VALUE).build();
 
+    /** A UUID as text: 32 hex digits in groups of 8-4-4-4-12, either case. */
+    private static final java.util.regex.Pattern UUID_TEXT =
+            java.util.regex.Pattern.compile(
+                    "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
+
     private SpannerTypes() {}
 
     public static Type of(TypeCode code) {
@@ -118,6 +123,12 @@ public final class SpannerTypes {
                     throw invalid(type, v);
                 }
                 return v;
+            case UUID:
+                if (!v.hasStringValue() || !UUID_TEXT.matcher(v.getStringValue()).matches()) {
+                    throw invalid(type, v);
+                }
+                // The canonical text: lower case, 8-4-4-4-12 hex digits.
+                return str(v.getStringValue().toLowerCase(java.util.Locale.ROOT));
             case JSON:
                 if (!v.hasStringValue()) {
                     throw invalid(type, v);

@@ -23,8 +23,9 @@ import java.util.function.LongConsumer;
 
 /**
  * One database: tables, the commit clock and the ground truth. Commits are serialized; every commit
- * timestamp is unique and greater than every timestamp handed out before, including the "safe"
- * timestamps that heartbeats report.
+ * timestamp is greater than every timestamp handed out before, including the "safe" timestamps that
+ * heartbeats report. With {@link #shareTimestamps shared timestamps} a commit may instead take the
+ * previous commit's timestamp, while no safe timestamp at or after it has been published.
  */
 public final class Database {
     private final String name;
@@ -38,6 +39,32 @@ public final class Database {
 
     /** The commit timestamp of the commit being applied, as a TIMESTAMP value. */
     private Value pendingCommitTimestamp;
+
+    /** Up to this many transactions share one commit timestamp. */
+    static final int MAX_COMMITS_PER_SHARED_TIMESTAMP = 4;
+
+    /** A commit timestamp stays open for sharing this long after its first commit. */
+    static final long SHARED_TIMESTAMP_OPEN_NANOS = 5_000_000L;
+
+    /** Seeded coin for sharing; null while timestamps are never shared. */
+    private java.util.Random sharing;
+
+    private Runnable onShare;
+
+    /** The timestamp open for sharing (the last commit's), or -1. */
+    private long openMicros = -1;
+
+    private long openSinceNanos;
+    private int openCommits;
+
+    /** Whether a churn event took the open timestamp: no data commit follows it there. */
+    private boolean openClosedForData;
+
+    /** Who took the open timestamp for churn: each change stream at most once. */
+    private final Set<Object> openChurnActors = new HashSet<>();
+
+    /** Rows written at the open timestamp: Spanner keeps one version per row and timestamp. */
+    private final Set<RowId> openRows = new HashSet<>();
 
     public Database(String name, Schema schema) {
         this.name = name;
@@ -67,22 +94,84 @@ public final class Database {
     }
 
     /**
+     * Lets several transactions commit at one timestamp: a commit takes the previous commit's
+     * timestamp T (seeded coin) while T is open, that is while no safe timestamp at or after T has
+     * been published, fewer than {@value #MAX_COMMITS_PER_SHARED_TIMESTAMP} transactions took T, T
+     * is younger than 5 ms, no churn event took T, and the commit writes no row already written at
+     * T. Churn events may take an open T after its data commits; no data commit follows them at T.
+     * While T is open, {@link #safeMicros()} reports at most T - 1.
+     *
+     * @param onShare called for each commit or churn event that took a shared timestamp
+     */
+    public synchronized void shareTimestamps(long seed, Runnable onShare) {
+        this.sharing = new java.util.Random(seed ^ 0x5ea7ed71L);
+        this.onShare = onShare;
+    }
+
+    /**
      * The greatest timestamp at which everything is committed: no later commit gets a timestamp at
-     * or below it.
+     * or below it. While a shared timestamp T is open, T - 1.
      */
     public synchronized long safeMicros() {
+        if (sharingOpen()) {
+            return openMicros - 1;
+        }
+        openMicros = -1;
         lastMicros = Math.max(lastMicros, Timestamps.nowMicros());
         return lastMicros;
     }
 
     /**
+     * A timestamp for a strong read: like {@link #safeMicros()}, but it closes an open shared
+     * timestamp first, so a read sees every commit made before it (a read publishes its timestamp
+     * as a safe one).
+     */
+    public synchronized long strongReadMicros() {
+        openMicros = -1;
+        return safeMicros();
+    }
+
+    /**
      * Runs an action at a fresh timestamp under the commit lock, as a commit would (partition churn
-     * uses it so its events are ordered with the data).
+     * uses it so its events are ordered with the data). With shared timestamps it may take the open
+     * timestamp instead, after the data commits there; no data commit follows it at that timestamp.
      */
     public synchronized long atNextTimestamp(LongConsumer action) {
-        long ts = nextTimestamp();
+        return atNextTimestamp(new Object(), action);
+    }
+
+    /**
+     * Like {@link #atNextTimestamp(LongConsumer)}; with shared timestamps, each {@code actor} (a
+     * change stream) takes an open timestamp at most once.
+     */
+    public synchronized long atNextTimestamp(Object actor, LongConsumer action) {
+        long ts;
+        if (sharingOpen() && !openChurnActors.contains(actor) && sharing.nextBoolean()) {
+            ts = openMicros;
+            openClosedForData = true; // data commits never follow a churn event at T
+            openChurnActors.add(actor);
+            onShare.run();
+        } else {
+            ts = nextTimestamp();
+            openMicros = -1;
+        }
         action.accept(ts);
         return ts;
+    }
+
+    /** Whether a timestamp is open: no safe timestamp at or after it published yet. */
+    private boolean sharingOpen() {
+        return sharing != null
+                && openMicros >= 0
+                && openMicros == lastMicros
+                && System.nanoTime() - openSinceNanos < SHARED_TIMESTAMP_OPEN_NANOS;
+    }
+
+    /** Whether a data commit may take the open timestamp (rows permitting). */
+    private boolean dataSharingOpen() {
+        return sharingOpen()
+                && !openClosedForData
+                && openCommits < MAX_COMMITS_PER_SHARED_TIMESTAMP;
     }
 
     private long nextTimestamp() {
@@ -124,12 +213,19 @@ public final class Database {
             List<Mutation> mutations, String transactionTag, boolean systemTransaction) {
         // The timestamp is chosen first so spanner.commit_timestamp() can be resolved while the
         // mutations are checked (it may be part of a key); a failed commit just skips one.
-        long ts = nextTimestamp();
-        pendingCommitTimestamp =
-                SpannerTypes.str(SpannerTypes.formatTimestamp(Timestamps.toInstant(ts)));
-        Map<RowId, WorkingRow> working = new LinkedHashMap<>();
-        for (Mutation m : mutations) {
-            apply(m, working);
+        long ts = -1;
+        Map<RowId, WorkingRow> working = null;
+        if (dataSharingOpen() && sharing.nextBoolean()) {
+            Map<RowId, WorkingRow> shared = applyAll(mutations, openMicros);
+            if (java.util.Collections.disjoint(shared.keySet(), openRows)) {
+                ts = openMicros;
+                working = shared;
+            }
+        }
+        boolean shared = working != null;
+        if (!shared) {
+            ts = nextTimestamp();
+            working = applyAll(mutations, ts);
         }
         List<RowChange> changes = new ArrayList<>();
         for (Map.Entry<RowId, WorkingRow> e : working.entrySet()) {
@@ -151,10 +247,35 @@ public final class Database {
         if (!changes.isEmpty()) {
             groundTruth.add(txn);
         }
+        if (sharing != null) {
+            if (shared) {
+                openCommits++;
+                onShare.run();
+            } else {
+                openMicros = ts;
+                openSinceNanos = System.nanoTime();
+                openCommits = 1;
+                openRows.clear();
+                openClosedForData = false;
+                openChurnActors.clear();
+            }
+            openRows.addAll(working.keySet());
+        }
         for (CommitListener l : listeners) {
             l.onCommit(txn);
         }
         return txn;
+    }
+
+    /** Applies the mutations to a working copy of the rows they touch, at the timestamp. */
+    private Map<RowId, WorkingRow> applyAll(List<Mutation> mutations, long ts) {
+        pendingCommitTimestamp =
+                SpannerTypes.str(SpannerTypes.formatTimestamp(Timestamps.toInstant(ts)));
+        Map<RowId, WorkingRow> working = new LinkedHashMap<>();
+        for (Mutation m : mutations) {
+            apply(m, working);
+        }
+        return working;
     }
 
     private TableData tableData(String table) {

@@ -41,6 +41,7 @@ final class Values {
             case DATE:
             case TIMESTAMP:
             case JSON:
+            case UUID:
                 return true;
             case ARRAY:
                 return supported(type.getArrayElementType());
@@ -91,6 +92,8 @@ final class Values {
                                 r.nextInt(1_000_000) * 1000L));
             case JSON:
                 return SpannerTypes.str(json(r));
+            case UUID:
+                return SpannerTypes.str(new java.util.UUID(r.nextLong(), r.nextLong()).toString());
             case ARRAY:
                 {
                     ListValue.Builder list = ListValue.newBuilder();
@@ -153,6 +156,8 @@ final class Values {
                 return timestamp(Instant.ofEpochSecond(TIMESTAMP_BASE + n));
             case JSON:
                 return SpannerTypes.str("{\"k\":" + n + "}");
+            case UUID:
+                return SpannerTypes.str(new java.util.UUID(0, n).toString());
             case ARRAY:
                 return Value.newBuilder()
                         .setListValue(

@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * Reads a change stream over a closed window with the official client only, following every
@@ -92,8 +93,19 @@ public final class ClientChangeStreamReader {
 
     /** The records of one query (root query when token is null). */
     public List<ReadRecord> query(String token, Timestamp start, Timestamp end) {
+        List<ReadRecord> out = new ArrayList<>();
+        query(token, start, end, out::add);
+        return out;
+    }
+
+    /**
+     * Runs one query (root query when token is null) and hands each record to {@code sink} as it
+     * arrives, so records before a failure are seen.
+     */
+    public void query(String token, Timestamp start, Timestamp end, Consumer<ReadRecord> sink) {
         if (dialect == Dialect.POSTGRESQL) {
-            return pgQuery(token, start, end);
+            pgQuery(token, start, end, sink);
+            return;
         }
         Statement statement =
                 Statement.newBuilder(
@@ -110,23 +122,21 @@ public final class ClientChangeStreamReader {
                         .bind("hb")
                         .to(heartbeatMillis)
                         .build();
-        List<ReadRecord> out = new ArrayList<>();
         try (ResultSet rs = client.singleUse().executeQuery(statement)) {
             while (rs.next()) {
                 if (mutable) {
-                    out.add(
+                    sink.accept(
                             fromProto(
                                     token,
                                     rs.getProtoMessage(
                                             0, ChangeStreamRecord.getDefaultInstance())));
                 } else {
                     for (Struct element : rs.getStructList(0)) {
-                        out.addAll(fromLegacy(token, element));
+                        fromLegacy(token, element).forEach(sink);
                     }
                 }
             }
         }
-        return out;
     }
 
     /** The PostgreSQL function's name: it also names the result column. */
@@ -134,7 +144,7 @@ public final class ClientChangeStreamReader {
         return (mutable ? "read_proto_bytes_" : "read_json_") + stream;
     }
 
-    private List<ReadRecord> pgQuery(String token, Timestamp start, Timestamp end) {
+    private void pgQuery(String token, Timestamp start, Timestamp end, Consumer<ReadRecord> sink) {
         String function = pgFunction();
         Statement statement =
                 Statement.newBuilder(
@@ -151,7 +161,6 @@ public final class ClientChangeStreamReader {
                         .to(heartbeatMillis)
                         .build();
         Type expectedType = mutable ? Type.bytes() : Type.pgJsonb();
-        List<ReadRecord> out = new ArrayList<>();
         try (ResultSet rs = client.singleUse().executeQuery(statement)) {
             while (rs.next()) {
                 Type.StructField column = rs.getType().getStructFields().get(0);
@@ -168,7 +177,7 @@ public final class ClientChangeStreamReader {
                 }
                 if (mutable) {
                     try {
-                        out.add(
+                        sink.accept(
                                 fromProto(
                                         token,
                                         ChangeStreamRecord.parseFrom(
@@ -177,11 +186,10 @@ public final class ClientChangeStreamReader {
                         throw new IllegalStateException("Not a ChangeStreamRecord", e);
                     }
                 } else {
-                    out.add(PgJsonRecords.fromJson(token, rs.getPgJsonb(0)));
+                    sink.accept(PgJsonRecords.fromJson(token, rs.getPgJsonb(0)));
                 }
             }
         }
-        return out;
     }
 
     static Timestamp toTimestamp(long micros) {
@@ -228,8 +236,8 @@ public final class ClientChangeStreamReader {
                                     d.getTable(),
                                     columns,
                                     mods,
-                                    d.getModType().name(),
-                                    d.getValueCaptureType().name(),
+                                    enumName(d.getModType(), d.getModTypeValue()),
+                                    enumName(d.getValueCaptureType(), d.getValueCaptureTypeValue()),
                                     d.getNumberOfRecordsInTransaction(),
                                     d.getNumberOfPartitionsInTransaction(),
                                     d.getTransactionTag(),
@@ -292,6 +300,11 @@ public final class ClientChangeStreamReader {
         }
     }
 
+    /** The enum's name, or {@code UNRECOGNIZED(n)} for a number the proto does not define. */
+    public static String enumName(Enum<?> value, int number) {
+        return value.name().equals("UNRECOGNIZED") ? "UNRECOGNIZED(" + number + ")" : value.name();
+    }
+
     static ReadRecord simple(ReadRecord.Kind kind, String token, long micros, String seq) {
         return new ReadRecord(
                 kind, token, micros, seq, null, List.of(), List.of(), List.of(), List.of());
@@ -311,6 +324,9 @@ public final class ClientChangeStreamReader {
     static List<ReadRecord> fromLegacy(String token, Struct element) {
         List<ReadRecord> out = new ArrayList<>();
         for (Struct d : element.getStructList("data_change_record")) {
+            if (d.isNull("commit_timestamp")) {
+                continue; // an all-NULL element, as Beam's and Debezium's mappers skip
+            }
             List<ReadRecord.Column> columns = new ArrayList<>();
             for (Struct c : d.getStructList("column_types")) {
                 columns.add(
@@ -355,6 +371,9 @@ public final class ClientChangeStreamReader {
                             List.of()));
         }
         for (Struct h : element.getStructList("heartbeat_record")) {
+            if (h.isNull("timestamp")) {
+                continue;
+            }
             out.add(
                     simple(
                             ReadRecord.Kind.HEARTBEAT,
@@ -363,6 +382,9 @@ public final class ClientChangeStreamReader {
                             ""));
         }
         for (Struct c : element.getStructList("child_partitions_record")) {
+            if (c.isNull("start_timestamp")) {
+                continue;
+            }
             List<String> tokens = new ArrayList<>();
             List<List<String>> parents = new ArrayList<>();
             for (Struct child : c.getStructList("child_partitions")) {
