@@ -3,11 +3,8 @@ package io.spannercs.flink.source.google;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.cloud.NoCredentials;
-import com.google.cloud.Timestamp;
 import com.google.cloud.spanner.DatabaseClient;
 import com.google.cloud.spanner.DatabaseId;
-import com.google.cloud.spanner.Key;
-import com.google.cloud.spanner.Mutation;
 import com.google.cloud.spanner.Spanner;
 import com.google.cloud.spanner.SpannerOptions;
 import io.spannercs.emulator.testing.GoogleSpannerEmulator;
@@ -20,11 +17,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.Random;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
@@ -56,13 +50,7 @@ class GoogleEmulatorExactlyOnceITCase {
 
     private static final String PROJECT = "test-project";
     private static final DatabaseId DB = DatabaseId.of(PROJECT, "eo-instance", "eo-db");
-    private static final List<String> DDL =
-            List.of(
-                    "CREATE TABLE Orders (OrderId INT64 NOT NULL, Customer STRING(MAX), Amount"
-                            + " INT64) PRIMARY KEY (OrderId)",
-                    "CREATE TABLE Customers (Name STRING(MAX) NOT NULL, Tier INT64) PRIMARY KEY"
-                            + " (Name)",
-                    "CREATE CHANGE STREAM everything FOR ALL");
+    private static final List<String> DDL = OrdersWriter.DDL;
 
     private static final int TRANSACTIONS = 1200;
 
@@ -118,7 +106,7 @@ class GoogleEmulatorExactlyOnceITCase {
                     env.fromSource(source, WatermarkStrategy.noWatermarks(), "spanner")
                             .map(InjectedFailures.failEvery(500), ChangeEventTypeInfo.INSTANCE)
                             .executeAndCollect("exactly once on Google's emulator")) {
-                it.forEachRemaining(e -> actual.add(identity(e)));
+                it.forEachRemaining(e -> actual.add(OrdersWriter.identity(e)));
             } finally {
                 writing.join();
             }
@@ -134,113 +122,28 @@ class GoogleEmulatorExactlyOnceITCase {
         }
     }
 
-    static String identity(ChangeEvent e) {
-        Instant ts = e.getCommitTimestamp();
-        long micros = ts.getEpochSecond() * 1_000_000L + ts.getNano() / 1000;
-        return micros + "|" + e.getTable() + "|" + e.getChangeType() + "|" + e.getKeys();
-    }
-
-    /**
-     * Writes transactions of two or three changes to distinct rows of both tables, and keeps the
-     * identity of every change as the stream must report it: its commit timestamp from the client,
-     * and INSERT, UPDATE or DELETE from which rows exist.
-     */
+    /** Writes up to {@link #TRANSACTIONS} transactions until the deadline. */
     static final class Writer implements Runnable {
-        private final DatabaseClient client;
+        private final OrdersWriter orders;
         private final Instant deadline;
-        private final Random random = new Random(41);
-        private final Set<Long> orders = new HashSet<>();
-        private final Set<String> customers = new HashSet<>();
-        final List<String> written = new ArrayList<>();
+        final List<String> written;
         volatile Exception failure;
 
         Writer(DatabaseClient client, Instant deadline) {
-            this.client = client;
+            this.orders = new OrdersWriter(client, 41);
             this.deadline = deadline;
+            this.written = orders.written();
         }
 
         @Override
         public void run() {
             try {
                 for (int i = 0; i < TRANSACTIONS && Instant.now().isBefore(deadline); i++) {
-                    writeOne();
+                    orders.writeOne();
                 }
             } catch (Exception e) {
                 failure = e;
             }
-        }
-
-        private void writeOne() {
-            List<Mutation> mutations = new ArrayList<>();
-            List<String> changes = new ArrayList<>();
-            Set<Object> touched = new HashSet<>();
-            int n = 2 + random.nextInt(2);
-            while (mutations.size() < n) {
-                if (random.nextInt(3) > 0) {
-                    long id = random.nextInt(300);
-                    if (touched.add(id)) {
-                        changes.add(orderChange(id, mutations));
-                    }
-                } else {
-                    String name = "c" + random.nextInt(60);
-                    if (touched.add(name)) {
-                        changes.add(customerChange(name, mutations));
-                    }
-                }
-            }
-            Timestamp ts = client.write(mutations);
-            long micros = ts.getSeconds() * 1_000_000L + ts.getNanos() / 1000;
-            changes.forEach(c -> written.add(micros + "|" + c));
-        }
-
-        private String orderChange(long id, List<Mutation> mutations) {
-            String type;
-            if (!orders.contains(id)) {
-                mutations.add(
-                        Mutation.newInsertBuilder("Orders")
-                                .set("OrderId")
-                                .to(id)
-                                .set("Customer")
-                                .to("c" + random.nextInt(60))
-                                .set("Amount")
-                                .to(random.nextInt(1000))
-                                .build());
-                orders.add(id);
-                type = "INSERT";
-            } else if (random.nextInt(4) > 0) {
-                mutations.add(
-                        Mutation.newUpdateBuilder("Orders")
-                                .set("OrderId")
-                                .to(id)
-                                .set("Amount")
-                                .to(random.nextInt(1000))
-                                .build());
-                type = "UPDATE";
-            } else {
-                mutations.add(Mutation.delete("Orders", Key.of(id)));
-                orders.remove(id);
-                type = "DELETE";
-            }
-            return "Orders|" + type + "|{OrderId=" + id + "}";
-        }
-
-        private String customerChange(String name, List<Mutation> mutations) {
-            String type;
-            if (!customers.contains(name)) {
-                type = "INSERT";
-                customers.add(name);
-            } else {
-                type = "UPDATE";
-            }
-            // One mutation kind for both: the stream tells inserts from updates by the row.
-            mutations.add(
-                    Mutation.newInsertOrUpdateBuilder("Customers")
-                            .set("Name")
-                            .to(name)
-                            .set("Tier")
-                            .to(random.nextInt(5))
-                            .build());
-            return "Customers|" + type + "|{Name=" + name + "}";
         }
     }
 }
