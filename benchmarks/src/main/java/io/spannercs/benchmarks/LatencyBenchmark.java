@@ -1,5 +1,6 @@
 package io.spannercs.benchmarks;
 
+import io.spannercs.emulator.EdgeCases;
 import io.spannercs.emulator.SpannerEmulator;
 import io.spannercs.emulator.storage.CommittedTransaction;
 import io.spannercs.emulator.workload.WorkloadConfig;
@@ -43,7 +44,8 @@ public final class LatencyBenchmark {
             Duration warmup,
             Duration window,
             Duration grace,
-            int parallelism) {}
+            int parallelism,
+            EdgeCases edgeCases) {}
 
     /** One running reader. */
     private interface Running extends AutoCloseable {
@@ -70,7 +72,13 @@ public final class LatencyBenchmark {
                         a.duration("warmup", "10s", "load before the window opens"),
                         a.duration("window", "30s", "changes committed in it are measured"),
                         a.duration("grace", "3s", "wait for the window's last changes"),
-                        a.intValue("parallelism", 2, "parallelism of the Flink job"));
+                        a.intValue("parallelism", 2, "parallelism of the Flink job"),
+                        EdgeCases.parse(
+                                a.string(
+                                        "edge-cases",
+                                        "none",
+                                        "the emulator's specification edges: all, none or a"
+                                                + " list, e.g. stream-limit")));
         if (!a.finish("LatencyBenchmark")) {
             return;
         }
@@ -78,7 +86,8 @@ public final class LatencyBenchmark {
         System.out.printf(
                 Locale.ROOT,
                 "Target %,d changes/s (%d rows/txn) over %d partitions (max %d), churn every %d ms,"
-                        + " heartbeats %d ms, Flink parallelism %d; warm-up %d s, window %d s%n",
+                        + " heartbeats %d ms, Flink parallelism %d; warm-up %d s, window %d s;"
+                        + " emulator edges: %s%n",
                 s.rate(),
                 s.rowsPerTxn(),
                 s.partitions(),
@@ -87,7 +96,8 @@ public final class LatencyBenchmark {
                 s.heartbeat().toMillis(),
                 s.parallelism(),
                 s.warmup().toSeconds(),
-                s.window().toSeconds());
+                s.window().toSeconds(),
+                s.edgeCases());
         List<String> verdicts = new ArrayList<>();
         for (String reader : s.readers()) {
             System.out.printf("%n== %s ==%n", reader);
@@ -98,6 +108,7 @@ public final class LatencyBenchmark {
                             .initialPartitions(s.partitions())
                             .maxPartitions(s.maxPartitions())
                             .churnInterval(s.churn())
+                            .edgeCases(s.edgeCases())
                             .start()) {
                 verdicts.add(reader + ": " + measure(s, reader, emulator));
             }

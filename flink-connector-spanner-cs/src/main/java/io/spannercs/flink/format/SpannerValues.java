@@ -33,8 +33,8 @@ import org.apache.flink.annotation.PublicEvolving;
  * </table>
  *
  * <p>Google's Cloud Spanner emulator writes a NULL array element as the text {@code "NULL"}. Where
- * that text cannot be a value of the element type (every type but STRING, JSON, BYTES, UUID and
- * INTERVAL, where it is ambiguous and kept as it is) it is read as null.
+ * that text cannot be a value of the element type (every type but STRING and BYTES, where it is
+ * ambiguous and kept as it is; JSON's null is {@code null}, never {@code NULL}) it is read as null.
  *
  * <p>Other type codes (a type newer than this connector) are not supported: {@link #isSupported}
  * tells, and the source's {@code UnknownValueHandling} decides what happens to their values.
@@ -146,11 +146,8 @@ public final class SpannerValues {
     private static boolean readsNullText(Type element) {
         switch (element.getCode()) {
             case STRING:
-            case JSON:
             case BYTES:
             case PROTO:
-            case UUID:
-            case INTERVAL:
                 return false;
             default:
                 return true;

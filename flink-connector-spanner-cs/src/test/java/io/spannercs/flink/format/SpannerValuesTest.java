@@ -37,6 +37,9 @@ class SpannerValuesTest {
         assertThat(SpannerValues.toJava(array(TypeCode.STRING), list(text("NULL"))))
                 .as("a string may be NULL")
                 .isEqualTo(Arrays.asList("NULL"));
+        assertThat(SpannerValues.toJava(array(TypeCode.JSON), list(text("NULL"), text("null"))))
+                .as("JSON's null is null, not NULL")
+                .isEqualTo(Arrays.asList(null, "null"));
     }
 
     @Test

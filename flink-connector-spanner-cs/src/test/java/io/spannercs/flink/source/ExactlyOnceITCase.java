@@ -3,8 +3,11 @@ package io.spannercs.flink.source;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.grpc.Status;
+import io.spannercs.emulator.EdgeCases;
 import io.spannercs.emulator.SpannerEmulator;
 import io.spannercs.emulator.changestream.FaultInjector;
+import io.spannercs.emulator.schema.Dialect;
+import io.spannercs.emulator.testing.RandomClientWrites;
 import io.spannercs.emulator.workload.WorkloadConfig;
 import io.spannercs.emulator.workload.WorkloadGenerator;
 import io.spannercs.flink.format.ChangeEvent;
@@ -14,19 +17,24 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.CloseableIterator;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Exactly once under failures: parallelism 2, checkpoints every 200 ms, partitions churning,
  * streams failing with UNAVAILABLE, and the job failing and restoring from its last checkpoint
  * several times while a workload writes. The collect sink takes part in checkpoints, so its output
- * must equal the emulator's ground truth: nothing missing, nothing twice.
+ * must equal the emulator's ground truth: nothing missing, nothing twice. Also with every
+ * specification edge of the emulator on (shared commit timestamps, records out of sequence order,
+ * partition records after a heartbeat of their timestamp, windows ending without end records,
+ * transient errors of every kind, unknown enum values, ...).
  */
 @org.junit.jupiter.api.Timeout(value = 4, unit = java.util.concurrent.TimeUnit.MINUTES)
 class ExactlyOnceITCase {
@@ -40,13 +48,36 @@ class ExactlyOnceITCase {
                     + " 'MUTABLE_KEY_RANGE');\n"
                     + "CREATE CHANGE STREAM legacy_cs FOR ALL;\n";
 
-    @ParameterizedTest
-    @ValueSource(strings = {"mutable_cs", "legacy_cs"})
-    void outputEqualsGroundTruthAcrossFailures(String stream) throws Exception {
+    private static final String PG_DDL =
+            RandomClientWrites.PG_TABLES
+                    + "CREATE CHANGE STREAM mutable_cs FOR ALL WITH (partition_mode ="
+                    + " 'MUTABLE_KEY_RANGE', value_capture_type = 'NEW_ROW');\n"
+                    + "CREATE CHANGE STREAM legacy_cs FOR ALL;\n";
+
+    /**
+     * Both partition modes; with the emulator's plain behaviour and with every specification edge
+     * (docs/emulator.md) on; GoogleSQL, and PostgreSQL with every edge.
+     */
+    static Stream<Arguments> cases() {
+        return Stream.of(
+                Arguments.of("mutable_cs", EdgeCases.none(), Dialect.GOOGLE_STANDARD_SQL),
+                Arguments.of("legacy_cs", EdgeCases.none(), Dialect.GOOGLE_STANDARD_SQL),
+                Arguments.of("mutable_cs", EdgeCases.all(), Dialect.GOOGLE_STANDARD_SQL),
+                Arguments.of("legacy_cs", EdgeCases.all(), Dialect.GOOGLE_STANDARD_SQL),
+                Arguments.of("mutable_cs", EdgeCases.all(), Dialect.POSTGRESQL),
+                Arguments.of("legacy_cs", EdgeCases.all(), Dialect.POSTGRESQL));
+    }
+
+    @ParameterizedTest(name = "{0}, edges {1}, {2}")
+    @MethodSource("cases")
+    void outputEqualsGroundTruthAcrossFailures(String stream, EdgeCases edges, Dialect dialect)
+            throws Exception {
         InjectedFailures.arm(3);
         try (SpannerEmulator emulator =
                 SpannerEmulator.builder()
-                        .ddl(DDL)
+                        .dialect(dialect)
+                        .ddl(dialect == Dialect.POSTGRESQL ? PG_DDL : DDL)
+                        .edgeCases(edges)
                         .initialPartitions(2)
                         .maxPartitions(6)
                         .churnInterval(Duration.ofMillis(400))
@@ -69,7 +100,9 @@ class ExactlyOnceITCase {
             env.setParallelism(2);
             env.enableCheckpointing(200);
             SpannerChangeStreamSource<ChangeEvent> source =
-                    EmulatorSources.builder(emulator, stream, start, end).build();
+                    EmulatorSources.builder(emulator, stream, start, end)
+                            .setUnknownValueHandling(UnknownValueHandling.RAW)
+                            .build();
             List<ChangeEvent> events = new ArrayList<>();
             try (CloseableIterator<ChangeEvent> it =
                     env.fromSource(source, WatermarkStrategy.noWatermarks(), "spanner")
@@ -82,7 +115,7 @@ class ExactlyOnceITCase {
             assertThat(InjectedFailures.failuresLeft()).as("the job failed and restored").isZero();
 
             List<String> expected =
-                    GroundTruth.expected(emulator.database(), stream, micros(start), micros(end));
+                    GroundTruth.expectedAsSent(emulator, stream, micros(start), micros(end));
             List<String> actual = new ArrayList<>();
             events.forEach(e -> actual.add(GroundTruth.identity(e)));
             assertThat(expected).hasSizeGreaterThan(300);

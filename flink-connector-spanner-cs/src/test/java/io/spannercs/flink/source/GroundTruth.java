@@ -20,6 +20,36 @@ import java.util.Map;
 public final class GroundTruth {
     private GroundTruth() {}
 
+    /**
+     * Like {@link #expected(EmulatedDatabase, String, long, long)}, with the mod type of each
+     * change as the emulator sent it: in specification-edge mode some transactions carry a mod type
+     * the proto does not define, which the source passes on raw ({@code UnknownValueHandling.RAW}).
+     */
+    public static List<String> expectedAsSent(
+            io.spannercs.emulator.SpannerEmulator emulator,
+            String stream,
+            long startMicros,
+            long endMicros) {
+        io.spannercs.emulator.EdgeCases edges = emulator.edgeCases();
+        boolean mutable =
+                emulator.database().changeStream(stream).def().partitionMode()
+                        == io.spannercs.emulator.schema.PartitionMode.MUTABLE_KEY_RANGE;
+        String raw =
+                mutable
+                        ? Integer.toString(io.spannercs.emulator.EdgeCases.UNKNOWN_MOD_TYPE_NUMBER)
+                        : io.spannercs.emulator.EdgeCases.UNKNOWN_MOD_TYPE_NAME;
+        List<String> out = new ArrayList<>();
+        for (String id : expected(emulator.database(), stream, startMicros, endMicros)) {
+            // Identities are "transaction|table|type|keys".
+            String[] p = id.split("\\|", 4);
+            out.add(
+                    edges.sendsUnknownEnums(p[0])
+                            ? p[0] + "|" + p[1] + "|" + raw + "|" + p[3]
+                            : id);
+        }
+        return out;
+    }
+
     /** Identities of every change the stream records in [start, end], in commit order. */
     public static List<String> expected(
             EmulatedDatabase db, String stream, long startMicros, long endMicros) {
@@ -76,9 +106,10 @@ public final class GroundTruth {
         return false;
     }
 
+    /** The identity of an emitted change; its type as Spanner sent it (see getRawChangeType). */
     public static String identity(ChangeEvent e) {
         return identity(
-                e.getServerTransactionId(), e.getTable(), e.getChangeType().name(), e.getKeys());
+                e.getServerTransactionId(), e.getTable(), e.getRawChangeType(), e.getKeys());
     }
 
     public static String identity(String txn, String table, String type, Map<String, Object> keys) {

@@ -2,6 +2,8 @@ package io.spannercs.flink.source;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.spannercs.emulator.EdgeCase;
+import io.spannercs.emulator.EdgeCases;
 import io.spannercs.emulator.SpannerEmulator;
 import io.spannercs.emulator.workload.WorkloadConfig;
 import io.spannercs.emulator.workload.WorkloadGenerator;
@@ -24,7 +26,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * when some other partition's 30-minute window ends. (The client's AsyncResultSet kept one of its
  * eight async threads per streaming query, and the ninth partition of a reader was never read.)
  */
-@org.junit.jupiter.api.Timeout(value = 3, unit = java.util.concurrent.TimeUnit.MINUTES)
+@org.junit.jupiter.api.Timeout(value = 4, unit = java.util.concurrent.TimeUnit.MINUTES)
 class ManyLivePartitionsITCase {
     @RegisterExtension
     static final MiniClusterExtension MINI_CLUSTER = EmulatorSources.twoSlotCluster();
@@ -34,6 +36,66 @@ class ManyLivePartitionsITCase {
                     + " (OrderId);\n"
                     + "CREATE CHANGE STREAM cs FOR ALL OPTIONS (partition_mode ="
                     + " 'MUTABLE_KEY_RANGE');\n";
+
+    /**
+     * A thousand live partitions on one reader, behind Spanner's front ends' limit of 100
+     * concurrent streams per connection (the emulator's stream-limit edge): with the client's
+     * default four channels, the partitions beyond 400 would wait for a free stream as long as the
+     * others' 30-minute windows run.
+     */
+    @Test
+    void aThousandLivePartitionsOfOneReaderBehindTheStreamLimit() throws Exception {
+        try (SpannerEmulator emulator =
+                SpannerEmulator.builder()
+                        .ddl(DDL)
+                        .initialPartitions(1000)
+                        .maxPartitions(1000)
+                        .edgeCases(EdgeCases.of(EdgeCase.STREAM_LIMIT))
+                        .threads(2)
+                        .seed(3)
+                        .start()) {
+            assertThat(emulator.database().changeStream("cs").liveTokens()).hasSize(1000);
+            Instant start = Instant.now();
+            WorkloadGenerator workload =
+                    new WorkloadGenerator(
+                            emulator.database(),
+                            WorkloadConfig.builder()
+                                    .transactionsPerSecond(100)
+                                    .keySpace(100_000)
+                                    .seed(5)
+                                    .build());
+            workload.start();
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+            env.setParallelism(1);
+            SpannerChangeStreamSource<ChangeEvent> source =
+                    EmulatorSources.builder(emulator, "cs", start, start)
+                            .setEndTimestamp(null)
+                            .setHeartbeatInterval(Duration.ofSeconds(2))
+                            .build();
+            Set<String> seen = new HashSet<>();
+            List<String> expected;
+            try (CloseableIterator<ChangeEvent> it =
+                    env.fromSource(source, WatermarkStrategy.noWatermarks(), "spanner")
+                            .executeAndCollect("1000 live partitions, one reader")) {
+                Thread.sleep(5000);
+                Instant cutoff = Instant.now();
+                expected =
+                        GroundTruth.expected(
+                                emulator.database(),
+                                "cs",
+                                EmulatorSources.micros(start),
+                                EmulatorSources.micros(cutoff));
+                long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+                while (!seen.containsAll(expected) && System.nanoTime() < deadline) {
+                    seen.add(GroundTruth.identity(it.next()));
+                }
+            } finally {
+                workload.stop();
+            }
+            assertThat(expected).hasSizeGreaterThan(300);
+            assertThat(seen).as("changes of the first five seconds").containsAll(expected);
+        }
+    }
 
     @Test
     void everyPartitionOfOneReaderDeliversWhileTheOthersStream() throws Exception {

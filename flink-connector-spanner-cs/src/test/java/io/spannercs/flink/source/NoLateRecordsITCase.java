@@ -2,6 +2,7 @@ package io.spannercs.flink.source;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.spannercs.emulator.EdgeCases;
 import io.spannercs.emulator.SpannerEmulator;
 import io.spannercs.emulator.workload.WorkloadConfig;
 import io.spannercs.emulator.workload.WorkloadGenerator;
@@ -44,7 +45,19 @@ class NoLateRecordsITCase {
     @ParameterizedTest
     @ValueSource(strings = {"cs", "legacy_cs"})
     void noRecordIsLateUnderChurn(String stream) throws Exception {
-        run(stream, true);
+        run(stream, true, EdgeCases.none());
+        assertThat(WITH_WATERMARK.get()).as("records checked against a watermark").isPositive();
+        assertThat(LATE.get()).as("late records").isZero();
+    }
+
+    /**
+     * With every specification edge on: heartbeats followed by partition records of their
+     * timestamp, shared commit timestamps, windows ending without end records, faults, ...
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"cs", "legacy_cs"})
+    void noRecordIsLateUnderChurnWithEveryEdge(String stream) throws Exception {
+        run(stream, true, EdgeCases.all());
         assertThat(WITH_WATERMARK.get()).as("records checked against a watermark").isPositive();
         assertThat(LATE.get()).as("late records").isZero();
     }
@@ -56,18 +69,19 @@ class NoLateRecordsITCase {
         // partition reaches it: a race that legacy mode (children start when parents end) loses
         // only some of the time. A few attempts show the check can see it.
         for (int attempt = 0; attempt < 3 && (attempt == 0 || LATE.get() == 0); attempt++) {
-            run(stream, false);
+            run(stream, false, EdgeCases.none());
         }
         assertThat(LATE.get()).as("late records without the cap").isPositive();
     }
 
-    private void run(String stream, boolean cap) throws Exception {
+    private void run(String stream, boolean cap, EdgeCases edges) throws Exception {
         LATE.set(0);
         ON_TIME.set(0);
         WITH_WATERMARK.set(0);
         try (SpannerEmulator emulator =
                 SpannerEmulator.builder()
                         .ddl(DDL)
+                        .edgeCases(edges)
                         .initialPartitions(2)
                         .maxPartitions(16)
                         .churnInterval(Duration.ofMillis(100))
@@ -88,6 +102,7 @@ class NoLateRecordsITCase {
             SpannerChangeStreamSource<ChangeEvent> source =
                     EmulatorSources.builder(emulator, stream, start, end)
                             .setLowWatermarkCap(cap)
+                            .setUnknownValueHandling(UnknownValueHandling.RAW)
                             .build();
             try {
                 env.fromSource(source, WatermarkStrategy.noWatermarks(), "spanner")

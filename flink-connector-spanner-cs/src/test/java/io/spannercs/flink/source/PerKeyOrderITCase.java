@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.google.protobuf.ListValue;
 import com.google.protobuf.Value;
 import com.google.spanner.v1.Mutation;
+import io.spannercs.emulator.EdgeCases;
 import io.spannercs.emulator.SpannerEmulator;
 import io.spannercs.emulator.changestream.ChangeStream;
 import io.spannercs.emulator.changestream.ChurnOp;
@@ -55,20 +56,38 @@ class PerKeyOrderITCase {
     @ParameterizedTest
     @ValueSource(strings = {"hot_cs", "hot_legacy_cs"})
     void barriersKeepEveryKeyInCommitOrder(String stream) throws Exception {
-        assertThat(run(stream, true)).as("order violations with barriers").isZero();
+        assertThat(run(stream, true, EdgeCases.none()))
+                .as("order violations with barriers")
+                .isZero();
+    }
+
+    /**
+     * With every specification edge on: several records per timestamp out of sequence order,
+     * partition records in several records (a swap's move-ins first) and after a heartbeat of their
+     * timestamp, shared commit timestamps, windows ending without end records, faults.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"hot_cs", "hot_legacy_cs"})
+    void barriersKeepEveryKeyInCommitOrderWithEveryEdge(String stream) throws Exception {
+        assertThat(run(stream, true, EdgeCases.all()))
+                .as("order violations with barriers")
+                .isZero();
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"hot_cs", "hot_legacy_cs"})
     void withoutBarriersTheSameWorkloadShowsViolations(String stream) throws Exception {
-        assertThat(run(stream, false)).as("order violations without barriers").isPositive();
+        assertThat(run(stream, false, EdgeCases.none()))
+                .as("order violations without barriers")
+                .isPositive();
     }
 
-    private int run(String stream, boolean perKeyOrdering) throws Exception {
+    private int run(String stream, boolean perKeyOrdering, EdgeCases edges) throws Exception {
         EMITTED.clear();
         try (SpannerEmulator emulator =
                 SpannerEmulator.builder()
                         .ddl(DDL)
+                        .edgeCases(edges)
                         .initialPartitions(4)
                         .maxPartitions(8)
                         .seed(5)
@@ -109,11 +128,17 @@ class PerKeyOrderITCase {
             SpannerChangeStreamSource<ChangeEvent> source =
                     EmulatorSources.builder(emulator, stream, start, end)
                             .setPerKeyOrdering(perKeyOrdering)
+                            .setUnknownValueHandling(UnknownValueHandling.RAW)
                             .build();
             env.fromSource(source, WatermarkStrategy.noWatermarks(), "spanner")
                     .map(new EmissionRecorder())
                     .sinkTo(new DiscardingSink<>());
-            env.execute(stream + " per-key order, barriers " + (perKeyOrdering ? "on" : "off"));
+            env.execute(
+                    stream
+                            + " per-key order, barriers "
+                            + (perKeyOrdering ? "on" : "off")
+                            + ", edges "
+                            + edges);
 
             long expectedChanges = 15 * 6 * 4;
             assertThat(EMITTED).hasSize((int) expectedChanges);

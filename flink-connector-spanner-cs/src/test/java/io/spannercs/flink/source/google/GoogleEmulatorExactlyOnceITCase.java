@@ -104,7 +104,7 @@ class GoogleEmulatorExactlyOnceITCase {
             List<String> actual = new ArrayList<>();
             try (CloseableIterator<ChangeEvent> it =
                     env.fromSource(source, WatermarkStrategy.noWatermarks(), "spanner")
-                            .map(InjectedFailures.failEvery(500), ChangeEventTypeInfo.INSTANCE)
+                            .map(InjectedFailures.failEvery(300), ChangeEventTypeInfo.INSTANCE)
                             .executeAndCollect("exactly once on Google's emulator")) {
                 it.forEachRemaining(e -> actual.add(OrdersWriter.identity(e)));
             } finally {
