@@ -7,6 +7,7 @@ import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.SpannerException;
 import com.google.cloud.spanner.Statement;
 import io.spannercs.flink.source.config.ChangeStreamQuery;
+import io.spannercs.flink.source.config.SpannerErrors;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.record.ChangeRecord;
 import io.spannercs.flink.source.record.ChangeRecordDecoder;
@@ -294,8 +295,8 @@ final class PartitionStream {
             } else {
                 failure =
                         new IllegalStateException(
-                                describe() + " failed: " + e.getErrorCode() + ": " + e.getMessage(),
-                                e);
+                                describe() + " failed: " + SpannerErrors.explain(e, config),
+                                SpannerErrors.forUsers(e));
             }
         }
         onData.run();
