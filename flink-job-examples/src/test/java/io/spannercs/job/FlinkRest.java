@@ -19,19 +19,19 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMap
  * The few calls of Flink's REST API that {@code flink run} and a monitor make: upload a jar, run
  * it, read a job's state and checkpoint counts, and the cluster overview.
  */
-final class FlinkRest {
+public final class FlinkRest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final String base;
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-    FlinkRest(String base) {
+    public FlinkRest(String base) {
         this.base = base;
     }
 
     /** {@code POST /jars/upload} (multipart, field {@code jarfile}); returns the jar id. */
-    String uploadJar(Path jar) throws IOException, InterruptedException {
+    public String uploadJar(Path jar) throws IOException, InterruptedException {
         String boundary = "spanner-cs-" + UUID.randomUUID();
         byte[] head =
                 ("--"
@@ -54,7 +54,7 @@ final class FlinkRest {
     }
 
     /** {@code POST /jars/<id>/run}: runs the jar's main class there; returns the job id. */
-    String runJar(String jarId, String entryClass, List<String> args)
+    public String runJar(String jarId, String entryClass, List<String> args)
             throws IOException, InterruptedException {
         String body =
                 JSON.writeValueAsString(Map.of("entryClass", entryClass, "programArgsList", args));
@@ -66,22 +66,22 @@ final class FlinkRest {
     }
 
     /** {@code GET /jobs/<id>}: e.g. RUNNING, FINISHED, FAILED. */
-    String jobState(String jobId) throws IOException, InterruptedException {
+    public String jobState(String jobId) throws IOException, InterruptedException {
         return get("/jobs/" + jobId).get("state").asText();
     }
 
     /** {@code GET /jobs/<id>/checkpoints}: how often the job was restored from a checkpoint. */
-    long restoredCount(String jobId) throws IOException, InterruptedException {
+    public long restoredCount(String jobId) throws IOException, InterruptedException {
         return get("/jobs/" + jobId + "/checkpoints").path("counts").path("restored").asLong();
     }
 
     /** {@code GET /jobs/<id>/exceptions}, for a failure message. */
-    String exceptions(String jobId) throws IOException, InterruptedException {
+    public String exceptions(String jobId) throws IOException, InterruptedException {
         return get("/jobs/" + jobId + "/exceptions").toPrettyString();
     }
 
     /** {@code GET /overview}: free task slots, or -1 while the REST endpoint is not up. */
-    int availableSlots() throws InterruptedException {
+    public int availableSlots() throws InterruptedException {
         try {
             return get("/overview").get("slots-available").asInt();
         } catch (IOException e) {
@@ -89,7 +89,7 @@ final class FlinkRest {
         }
     }
 
-    JsonNode get(String path) throws IOException, InterruptedException {
+    public JsonNode get(String path) throws IOException, InterruptedException {
         return send(HttpRequest.newBuilder(URI.create(base + path)).GET());
     }
 

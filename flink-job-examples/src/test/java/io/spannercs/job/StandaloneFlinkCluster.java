@@ -21,7 +21,7 @@ import java.util.stream.Collectors;
  * (what a distribution's {@code lib/} holds), never the job's classes: the job comes in its jar.
  * Everything binds 127.0.0.1; {@link #close} kills every JVM it started.
  */
-final class StandaloneFlinkCluster implements AutoCloseable {
+public final class StandaloneFlinkCluster implements AutoCloseable {
     /**
      * Classpath entries (Maven repository paths) that make up Flink's {@code lib/}: Flink with its
      * own dependencies and log4j. The job's stack (Spanner client, gRPC, Avro, this project) and
@@ -91,7 +91,7 @@ final class StandaloneFlinkCluster implements AutoCloseable {
      *
      * @param extraConfig further {@code key: value} lines for config.yaml
      */
-    static StandaloneFlinkCluster startJobManager(Path home, List<String> extraConfig)
+    public static StandaloneFlinkCluster startJobManager(Path home, List<String> extraConfig)
             throws IOException {
         Files.createDirectories(home.resolve("conf"));
         Files.createDirectories(home.resolve("log"));
@@ -133,8 +133,13 @@ final class StandaloneFlinkCluster implements AutoCloseable {
         return cluster;
     }
 
+    /** The JobManager's JVM (the first one started). */
+    public Process jobManager() {
+        return processes.get(0);
+    }
+
     /** Starts one more TaskManager JVM. */
-    Process startTaskManager() throws IOException {
+    public Process startTaskManager() throws IOException {
         return start(
                 "taskmanager-" + taskManagers++,
                 "GET_TM_RESOURCE_PARAMS",
@@ -142,17 +147,17 @@ final class StandaloneFlinkCluster implements AutoCloseable {
     }
 
     /** {@code http://127.0.0.1:PORT}, the REST endpoint of the JobManager. */
-    String restUrl() {
+    public String restUrl() {
         return "http://127.0.0.1:" + restPort;
     }
 
     /** Where the JVMs log, for a failure message. */
-    Path logDir() {
+    public Path logDir() {
         return home.resolve("log");
     }
 
     /** Kills a JVM as a crash would: no shutdown hooks, no goodbye to the JobManager. */
-    static void kill(Process process) throws InterruptedException {
+    public static void kill(Process process) throws InterruptedException {
         process.destroyForcibly();
         process.waitFor(30, TimeUnit.SECONDS);
     }

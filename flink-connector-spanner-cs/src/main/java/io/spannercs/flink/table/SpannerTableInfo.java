@@ -10,6 +10,8 @@ import com.google.cloud.spanner.SpannerException;
 import com.google.cloud.spanner.SpannerOptions;
 import com.google.cloud.spanner.Statement;
 import io.spannercs.flink.format.datastream.SpannerColumnTypes;
+import io.spannercs.flink.source.config.SpannerClients;
+import io.spannercs.flink.source.config.SpannerErrors;
 import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -42,7 +44,15 @@ public record SpannerTableInfo(Map<String, String> columns, String valueCaptureT
      * @throws ValidationException when the information schema cannot be read or has no such stream
      */
     public static SpannerTableInfo read(Connection c, String table, String stream) {
-        try (Spanner spanner = client(c)) {
+        // On a thread of its own: the client leaves thread locals on the threads it runs on, and a
+        // SQL gateway plans on pooled threads that outlive the session's class loader.
+        return SpannerClients.callOnOwnThread(
+                "spanner-cs-schema", () -> readOnThisThread(c, table, stream));
+    }
+
+    private static SpannerTableInfo readOnThisThread(Connection c, String table, String stream) {
+        Spanner spanner = client(c);
+        try {
             DatabaseClient db =
                     spanner.getDatabaseClient(
                             DatabaseId.of(c.project(), c.instance(), c.database()));
@@ -67,8 +77,12 @@ public record SpannerTableInfo(Map<String, String> columns, String valueCaptureT
                                             : ", 'credentials-file', 'database-role'")
                                     + "): "
                                     + describe(e));
-            error.addSuppressed(e);
+            error.addSuppressed(SpannerErrors.forUsers(e));
             throw error;
+        } finally {
+            // Not waiting for the client's threads (they end within about a second): planning
+            // would wait as long, and the session's class loader outlives them.
+            SpannerClients.close(spanner, false);
         }
     }
 
@@ -158,6 +172,6 @@ public record SpannerTableInfo(Map<String, String> columns, String valueCaptureT
         if (c.databaseRole() != null) {
             b.setDatabaseRole(c.databaseRole());
         }
-        return b.build().getService();
+        return SpannerClients.open(b, c.project(), c.emulatorHost());
     }
 }

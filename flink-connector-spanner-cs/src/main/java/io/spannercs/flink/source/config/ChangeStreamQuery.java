@@ -112,12 +112,10 @@ public final class ChangeStreamQuery {
                         "Cannot read the partition mode of change stream "
                                 + config.changeStream()
                                 + " from information_schema.change_stream_options ("
-                                + e.getErrorCode()
-                                + ": "
-                                + e.getMessage()
+                                + SpannerErrors.describe(e)
                                 + "); PostgreSQL databases need it to choose the query function:"
                                 + " set setPartitionMode(...)",
-                        e);
+                        SpannerErrors.forUsers(e));
             }
             // GoogleSQL reads both modes with the same function, and the records say which.
             LOG.warn(

@@ -38,7 +38,7 @@ final class BarrierTimeoutMonitor {
                     "Partition {} has waited {} s at its move-in at {} for source partitions {};"
                             + " it stays blocked until they reach that time (barriers are never"
                             + " released by timeout)",
-                    b.token(),
+                    PartitionNames.of(b.token()),
                     waited / 1000,
                     TimeFormat.micros(b.micros()),
                     describe(graph, graph.missingSources(b)));
@@ -51,8 +51,8 @@ final class BarrierTimeoutMonitor {
             PartitionEntry p = graph.get(t);
             out.add(
                     p == null
-                            ? t + " (not discovered yet)"
-                            : t
+                            ? PartitionNames.of(t) + " (not discovered yet)"
+                            : PartitionNames.of(t)
                                     + " ("
                                     + p.status()
                                     + (p.status() == PartitionStatus.ASSIGNED

@@ -97,6 +97,17 @@ public final class ChangeStreamSplitEnumerator
     public void start() {
         if (!graph.rootQueryDone() && graph.isEmpty()) {
             long start = config.startMicros();
+            long aheadMillis = start / 1000 - clockMillis.getAsLong();
+            if (aheadMillis > 1000) {
+                // Spanner holds a query that starts in the future until its start has come.
+                LOG.info(
+                        "The start timestamp {} of change stream {} is {} s in the future: the"
+                                + " source waits until then before it lists partitions and reads"
+                                + " changes",
+                        TimeFormat.micros(start),
+                        config.changeStream(),
+                        (aheadMillis + 999) / 1000);
+            }
             LOG.info(
                     "Listing the first partitions of change stream {} at {}",
                     config.changeStream(),
@@ -130,11 +141,13 @@ public final class ChangeStreamSplitEnumerator
         }
         partitions.forEach(p -> graph.discover(p, PartitionEntry.NO_SUBTASK));
         graph.markRootQueryDone();
+        List<String> tokens = partitions.stream().map(PartitionReport.NewPartition::token).toList();
         LOG.info(
                 "Change stream {} starts with {} partitions: {}",
                 config.changeStream(),
                 partitions.size(),
-                partitions.stream().map(PartitionReport.NewPartition::token).toList());
+                PartitionNames.list(tokens));
+        logTokens(tokens);
         afterChange();
     }
 
@@ -162,10 +175,11 @@ public final class ChangeStreamSplitEnumerator
         }
         if (!back.isEmpty()) {
             LOG.info(
-                    "Subtask {} gave back partitions {}; assigning them again from where they"
+                    "Subtask {} gave back {} partitions {}; assigning them again from where they"
                             + " were assigned",
                     subtaskId,
-                    back);
+                    back.size(),
+                    PartitionNames.list(back));
         }
         afterChange();
     }
@@ -222,8 +236,12 @@ public final class ChangeStreamSplitEnumerator
         } else if (report instanceof PartitionReport.Finished f) {
             if (graph.finish(f.token(), f.endMicros())) {
                 recentEnds.add(subtask, f.token());
-                LOG.info(
-                        "Partition {} finished at {}", f.token(), TimeFormat.micros(f.endMicros()));
+                LOG.debug(
+                        "Partition {} finished at {} ({} of {} known partitions finished)",
+                        PartitionNames.of(f.token()),
+                        TimeFormat.micros(f.endMicros()),
+                        graph.count(PartitionStatus.FINISHED),
+                        graph.partitions().size());
             }
         } else if (report instanceof PartitionReport.BarrierReached b) {
             onBarrierReached(subtask, b);
@@ -250,10 +268,21 @@ public final class ChangeStreamSplitEnumerator
         }
         if (!added.isEmpty()) {
             LOG.info(
-                    "Partition {} announced partitions {} at {}",
-                    d.token(),
-                    added,
+                    "Partition {} announced {} partitions {} at {}",
+                    PartitionNames.of(d.token()),
+                    added.size(),
+                    PartitionNames.list(added),
                     TimeFormat.micros(d.micros()));
+            logTokens(added);
+        }
+    }
+
+    /** The whole tokens behind the short names of the INFO lines, at DEBUG. */
+    private static void logTokens(List<String> tokens) {
+        if (LOG.isDebugEnabled()) {
+            for (String token : tokens) {
+                LOG.debug("Partition {} has token {}", PartitionNames.of(token), token);
+            }
         }
     }
 
@@ -308,9 +337,15 @@ public final class ChangeStreamSplitEnumerator
                     }
                     splits.put(reader, list);
                     LOG.info(
-                            "Assigning partitions {} to subtask {}",
-                            entries.stream().map(PartitionEntry::token).toList(),
-                            reader);
+                            "Assigning {} partitions {} to subtask {} ({} assigned, {} finished"
+                                    + " of {} known)",
+                            entries.size(),
+                            PartitionNames.list(
+                                    entries.stream().map(PartitionEntry::token).toList()),
+                            reader,
+                            graph.count(PartitionStatus.ASSIGNED),
+                            graph.count(PartitionStatus.FINISHED),
+                            graph.partitions().size());
                 });
         context.assignSplits(new SplitsAssignment<>(splits));
     }

@@ -237,7 +237,7 @@ final class PartitionGraph {
         if (p.finished() || p.progressMicros() > split.progressMicros()) {
             LOG.info(
                     "Partition {} resumes on subtask {} from {}: reading it again from there",
-                    split.token(),
+                    PartitionNames.of(split.token()),
                     subtask,
                     TimeFormat.micros(split.progressMicros()));
         }

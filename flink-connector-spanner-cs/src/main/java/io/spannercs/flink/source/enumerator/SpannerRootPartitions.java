@@ -6,10 +6,11 @@ import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.Spanner;
 import com.google.cloud.spanner.SpannerException;
 import com.google.cloud.spanner.Statement;
-import io.grpc.Status;
 import io.spannercs.flink.source.config.ChangeStreamQuery;
+import io.spannercs.flink.source.config.ClientThreads;
 import io.spannercs.flink.source.config.QueryWindows;
 import io.spannercs.flink.source.config.SpannerClients;
+import io.spannercs.flink.source.config.SpannerErrors;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.event.PartitionReport.NewPartition;
 import io.spannercs.flink.source.record.ChangeRecord;
@@ -25,7 +26,8 @@ import org.apache.flink.util.FlinkRuntimeException;
 
 /**
  * Runs a change stream's root query ({@code partition_token => NULL}) with the official client. The
- * client lives only for the query; {@link #close()} closes it if a query is still running.
+ * client lives only for the query; {@link #close()} closes it if a query is still running, and
+ * waits for its threads to end.
  */
 @Internal
 public final class SpannerRootPartitions implements RootPartitions {
@@ -70,11 +72,19 @@ public final class SpannerRootPartitions implements RootPartitions {
             return read(client, statement);
         } catch (SpannerException e) {
             throw new FlinkRuntimeException(
-                    failure() + " failed with " + e.getErrorCode() + ": " + spannerMessage(e), e);
+                    failure() + " failed with " + SpannerErrors.explain(e, config),
+                    SpannerErrors.forUsers(e));
         } catch (RuntimeException e) {
-            throw new FlinkRuntimeException(failure() + " failed: " + e.getMessage(), e);
+            throw new FlinkRuntimeException(
+                    failure() + " failed: " + SpannerErrors.withoutRelocation(e.getMessage()),
+                    SpannerErrors.forUsers(e));
         } finally {
-            closeClient();
+            // Waits (about a second: gRPC releases its shared threads a second after the last
+            // channel closed) so that the client's threads have ended before the partitions or the
+            // failure reach the enumerator: Flink releases the job's class loader while it closes
+            // the enumerator, not after, so a failure that ends the job must not leave them
+            // running.
+            SpannerClients.close(takeClient(), true);
         }
     }
 
@@ -125,12 +135,6 @@ public final class SpannerRootPartitions implements RootPartitions {
                 + config.databaseName();
     }
 
-    /** Spanner's own description, without the client's exception class names around it. */
-    private static String spannerMessage(SpannerException e) {
-        String description = Status.fromThrowable(e).getDescription();
-        return description != null ? description : e.getMessage();
-    }
-
     private synchronized Spanner openClient() {
         if (closed) {
             throw new IllegalStateException("The root query was cancelled: the source is closing");
@@ -141,16 +145,22 @@ public final class SpannerRootPartitions implements RootPartitions {
         return spanner;
     }
 
-    private synchronized void closeClient() {
-        if (spanner != null) {
-            spanner.close();
-            spanner = null;
-        }
+    private synchronized Spanner takeClient() {
+        Spanner client = spanner;
+        spanner = null;
+        return client;
     }
 
+    /**
+     * Closes the client of a running query (which then fails) and waits (bounded) until the
+     * client's threads have ended, so none outlives the job or a failed attempt.
+     */
     @Override
-    public synchronized void close() {
-        closed = true;
-        closeClient();
+    public void close() {
+        synchronized (this) {
+            closed = true;
+        }
+        SpannerClients.close(takeClient(), true);
+        ClientThreads.awaitClientThreadsEnded();
     }
 }

@@ -1,10 +1,11 @@
 package io.spannercs.flink.source.reader;
 
-import com.google.cloud.spanner.Spanner;
 import io.spannercs.flink.format.ChangeEventDeserializer;
 import io.spannercs.flink.source.ChangeFilter;
+import io.spannercs.flink.source.config.LazySpannerClient;
 import io.spannercs.flink.source.config.SpannerClients;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
+import io.spannercs.flink.source.enumerator.PartitionNames;
 import io.spannercs.flink.source.event.AckReportsEvent;
 import io.spannercs.flink.source.event.LowWatermarkEvent;
 import io.spannercs.flink.source.event.PartitionReport;
@@ -46,7 +47,7 @@ public final class ChangeStreamSourceReader<T>
     private static final Logger LOG = LoggerFactory.getLogger(ChangeStreamSourceReader.class);
 
     private final SpannerSourceConfig config;
-    private final Spanner spanner;
+    private final LazySpannerClient spanner;
     private final ExecutorService queryThreads;
     private final ReaderSharedState shared;
     private final ReportOutbox outbox;
@@ -59,7 +60,7 @@ public final class ChangeStreamSourceReader<T>
 
     private ChangeStreamSourceReader(
             SpannerSourceConfig config,
-            Spanner spanner,
+            LazySpannerClient spanner,
             ExecutorService queryThreads,
             ReaderSharedState shared,
             ReportOutbox outbox,
@@ -71,7 +72,7 @@ public final class ChangeStreamSourceReader<T>
                         () ->
                                 new ChangeStreamSplitReader(
                                         config,
-                                        SpannerClients.databaseClient(spanner, config),
+                                        SpannerClients.databaseClient(spanner.get(), config),
                                         queryThreads,
                                         shared),
                         new Configuration()),
@@ -93,7 +94,10 @@ public final class ChangeStreamSourceReader<T>
         registerMetrics(context.metricGroup());
     }
 
-    /** A reader with its own client and callback threads, closed with the reader. */
+    /**
+     * A reader with its own client (opened with its first partition) and query threads, closed with
+     * the reader.
+     */
     public static <T> ChangeStreamSourceReader<T> create(
             SpannerSourceConfig config,
             ChangeEventDeserializer<T> deserializer,
@@ -116,15 +120,23 @@ public final class ChangeStreamSourceReader<T>
                             t.setDaemon(true);
                             return t;
                         });
-        return new ChangeStreamSourceReader<>(
-                config,
-                SpannerClients.createForReader(config),
-                executor,
-                new ReaderSharedState(),
-                new ReportOutbox(),
-                deserializer,
-                filter,
-                context);
+        // Opened when the first partition comes (the split reader is created then).
+        LazySpannerClient spanner = new LazySpannerClient(config);
+        try {
+            return new ChangeStreamSourceReader<>(
+                    config,
+                    spanner,
+                    executor,
+                    new ReaderSharedState(),
+                    new ReportOutbox(),
+                    deserializer,
+                    filter,
+                    context);
+        } catch (RuntimeException | Error e) {
+            executor.shutdownNow();
+            spanner.close();
+            throw e;
+        }
     }
 
     private void registerMetrics(MetricGroup group) {
@@ -164,7 +176,7 @@ public final class ChangeStreamSourceReader<T>
                 LOG.info(
                         "Re-sending {} unacknowledged reports of partition {}",
                         split.pendingReports().size(),
-                        split.token());
+                        PartitionNames.of(split.token()));
             }
         }
         outbox.progressChanged();
@@ -274,6 +286,8 @@ public final class ChangeStreamSourceReader<T>
             super.close();
         } finally {
             queryThreads.shutdownNow();
+            // Waits (bounded) for the query threads and the client's threads to end: none may
+            // outlive the job, or a failed attempt, with the job's class loader.
             spanner.close();
         }
     }

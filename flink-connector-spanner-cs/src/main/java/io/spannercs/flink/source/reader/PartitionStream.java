@@ -8,7 +8,9 @@ import com.google.cloud.spanner.SpannerException;
 import com.google.cloud.spanner.Statement;
 import io.spannercs.flink.source.config.ChangeStreamQuery;
 import io.spannercs.flink.source.config.QueryWindows;
+import io.spannercs.flink.source.config.SpannerErrors;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
+import io.spannercs.flink.source.enumerator.PartitionNames;
 import io.spannercs.flink.source.record.ChangeRecord;
 import io.spannercs.flink.source.record.ChangeRecordDecoder;
 import io.spannercs.flink.source.record.ChildPartitionsRecord;
@@ -392,8 +394,8 @@ final class PartitionStream {
             } else {
                 failure =
                         new IllegalStateException(
-                                describe() + " failed: " + e.getErrorCode() + ": " + e.getMessage(),
-                                e);
+                                describe() + " failed: " + SpannerErrors.explain(e, config),
+                                SpannerErrors.forUsers(e));
             }
         }
         onData.run();
@@ -425,7 +427,7 @@ final class PartitionStream {
                 + " of "
                 + config.databaseName()
                 + ", partition "
-                + split.token();
+                + PartitionNames.of(split.token());
     }
 
     /**

@@ -36,7 +36,7 @@ class ChangeStreamQueryTest {
 
     @AfterAll
     void stop() {
-        spanner.close();
+        SpannerClients.close(spanner, true);
         emulator.close();
     }
 

@@ -112,7 +112,9 @@ class SpannerRootPartitionsTest {
                     .hasMessageContaining("change stream legacy_cs")
                     .hasMessageContaining(config.databaseName())
                     .hasMessageContaining("OUT_OF_RANGE")
-                    .hasMessageContaining("Specified start_timestamp is too far in the past");
+                    .hasMessageContaining("Specified start_timestamp is too far in the past")
+                    .hasMessageContaining("'scan.startup.timestamp'")
+                    .hasMessageContaining("setStartTimestamp(...)");
         }
     }
 

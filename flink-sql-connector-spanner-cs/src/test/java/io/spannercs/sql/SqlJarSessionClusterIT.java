@@ -1,0 +1,344 @@
+package io.spannercs.sql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.cloud.NoCredentials;
+import com.google.cloud.spanner.DatabaseClient;
+import com.google.cloud.spanner.DatabaseId;
+import com.google.cloud.spanner.Mutation;
+import com.google.cloud.spanner.Spanner;
+import com.google.cloud.spanner.SpannerOptions;
+import io.spannercs.emulator.SpannerEmulator;
+import io.spannercs.job.FlinkRest;
+import io.spannercs.job.StandaloneFlinkCluster;
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A session cluster that runs job after job, the way a SQL gateway or a SQL client session uses
+ * one: every job loads the SQL jar with {@code ADD JAR}, so the JobManager (enumerator) and the
+ * TaskManager (readers) load the connector and its Spanner client in a new user-code class loader
+ * per job. With Flink's default metaspace (256 MB), and the default leaked-class-loader check on:
+ *
+ * <ul>
+ *   <li>every bounded job finishes with the rows written;
+ *   <li>no client thread (gRPC, grpc-gcp, the Spanner client's maintainers, the connector's query
+ *       threads) is alive on the cluster once a job has ended;
+ *   <li>a job whose start is older than the stream's retention fails fast, with a message that
+ *       names the option and no relocated class name;
+ *   <li>after all jobs, a full GC leaves no job's class loader alive, and neither JVM logged an
+ *       access to a closed class loader, a {@code NoClassDefFoundError} or an {@code
+ *       OutOfMemoryError};
+ *   <li>the driver (the SQL client's JVM, where planning reads the schema) has no client thread
+ *       left either;
+ *   <li>the client's java.util.logging output reaches neither the JVMs' stdout nor the SQL client's
+ *       console, and Flink's logs (at INFO) do not show its banner.
+ * </ul>
+ *
+ * <p>A failsafe test (it needs the SQL jar). The JVMs log to {@code target/session-cluster-it}.
+ */
+@Timeout(value = 12, unit = TimeUnit.MINUTES)
+class SqlJarSessionClusterIT {
+    private static final Path JAR = Paths.get("target", "flink-sql-connector-spanner-cs.jar");
+    private static final Path HOME = Paths.get("target", "session-cluster-it");
+
+    /** Jobs that finish; {@code -DsessionClusterIT.jobs=N} for a shorter run by hand. */
+    private static final int BOUNDED_JOBS = Integer.getInteger("sessionClusterIT.jobs", 20);
+
+    /** Jobs (by index) that start before the change stream existed, and so must fail. */
+    private static final List<Integer> FAILING_JOBS = List.of(2, BOUNDED_JOBS / 2 + 3);
+
+    private static final int ROWS = 5;
+
+    @Test
+    void runsManyAddJarJobsAndLeavesNothingBehind() throws Exception {
+        assertThat(JAR).as("the SQL jar; run `mvn verify`").exists();
+        deleteRecursively(HOME);
+        Files.createDirectories(HOME);
+        try (SpannerEmulator emulator =
+                        SpannerEmulator.builder()
+                                .ddl(
+                                        "CREATE TABLE Items (Id INT64 NOT NULL, Name STRING(MAX))"
+                                                + " PRIMARY KEY (Id);\n"
+                                                + "CREATE CHANGE STREAM items_cs FOR ALL OPTIONS"
+                                                + " (value_capture_type ="
+                                                + " 'NEW_ROW_AND_OLD_VALUES');\n")
+                                .initialPartitions(2)
+                                .start();
+                StandaloneFlinkCluster cluster =
+                        StandaloneFlinkCluster.startJobManager(
+                                HOME, List.of("taskmanager.numberOfTaskSlots: 2"))) {
+            Instant start = Instant.now();
+            write(emulator);
+            Instant end = Instant.now().plusMillis(500);
+            Thread.sleep(600);
+
+            Process taskManager = cluster.startTaskManager();
+            FlinkRest rest = new FlinkRest(cluster.restUrl());
+            awaitSlots(rest, cluster);
+
+            Path jobs = HOME.resolve("jobs.sql");
+            Files.writeString(jobs, jobs(emulator, start, end), StandardCharsets.UTF_8);
+            String output = runDriver(cluster, jobs);
+            Map<Integer, String> results = results(output);
+            String context = "driver output in " + HOME.resolve("driver.log").toAbsolutePath();
+
+            assertThat(results).as(context).hasSize(BOUNDED_JOBS + FAILING_JOBS.size());
+            for (Map.Entry<Integer, String> r : results.entrySet()) {
+                if (FAILING_JOBS.contains(r.getKey())) {
+                    assertFailedClearly(r.getKey(), r.getValue());
+                } else {
+                    assertThat(r.getValue())
+                            .as("job %d; %s", r.getKey(), context)
+                            .startsWith("ROWS " + ROWS + " ");
+                }
+            }
+            assertThat(leftovers(output))
+                    .as("client threads alive on the cluster after each job; %s", context)
+                    .allSatisfy(
+                            (job, threads) -> assertThat(threads).as("job " + job).isEqualTo("[]"));
+            assertThat(output).as(context).contains("DRIVER CLIENT THREADS []");
+
+            assertThat(cluster.jobManager().isAlive()).as("JobManager alive").isTrue();
+            assertThat(taskManager.isAlive()).as("TaskManager alive").isTrue();
+            for (Process p : List.of(cluster.jobManager(), taskManager)) {
+                assertThat(userClassLoadersAfterFullGc(p))
+                        .as("user-code class loaders alive after full GCs in JVM %d", p.pid())
+                        .isZero();
+            }
+            assertThat(logs(cluster.logDir(), ""))
+                    .doesNotContain("Trying to access closed classloader")
+                    .doesNotContain("NoClassDefFoundError: io/spannercs")
+                    .doesNotContain("OutOfMemoryError");
+            // The client's java.util.logging output goes to Flink's log files, at DEBUG: not to
+            // the JVMs' stdout, nor to the SQL client's console.
+            assertThat(logs(cluster.logDir(), ".out")).doesNotContain("Spanner options");
+            assertThat(logs(cluster.logDir(), ".log")).doesNotContain("Spanner options");
+            assertThat(output).doesNotContain("Spanner options");
+        }
+    }
+
+    private static void assertFailedClearly(int job, String result) {
+        assertThat(result).as("job %d must fail", job).startsWith("FAILED ");
+        // What a SQL client prints: the exception chain, without the stack frames.
+        String messages =
+                result.lines()
+                        .filter(
+                                l ->
+                                        !l.startsWith("\tat ")
+                                                && !l.matches("\\s*\\.\\.\\. \\d+ more"))
+                        .collect(Collectors.joining("\n"));
+        assertThat(messages)
+                .contains("Specified start_timestamp is too far in the past")
+                .contains("'scan.startup.timestamp'")
+                .doesNotContain("io.spannercs.shaded");
+        long millis = Long.parseLong(result.split("\\s+")[2]);
+        assertThat(millis).as("time until job %d failed", job).isLessThan(30_000);
+    }
+
+    private static void write(SpannerEmulator emulator) {
+        try (Spanner spanner =
+                SpannerOptions.newBuilder()
+                        .setProjectId(emulator.projectId())
+                        .setEmulatorHost(emulator.hostPort())
+                        .setCredentials(NoCredentials.getInstance())
+                        .setBuiltInMetricsEnabled(false)
+                        .build()
+                        .getService()) {
+            DatabaseClient client =
+                    spanner.getDatabaseClient(
+                            DatabaseId.of(
+                                    emulator.projectId(),
+                                    emulator.instanceId(),
+                                    emulator.databaseId()));
+            for (long id = 1; id <= ROWS; id++) {
+                client.write(
+                        List.of(
+                                Mutation.newInsertBuilder("Items")
+                                        .set("Id")
+                                        .to(id)
+                                        .set("Name")
+                                        .to("item-" + id)
+                                        .build()));
+            }
+        }
+    }
+
+    /** ADD JAR, CREATE TABLE and the query, per job; the failing ones start an hour ago. */
+    private static String jobs(SpannerEmulator emulator, Instant start, Instant end) {
+        List<String> blocks = new ArrayList<>();
+        for (int i = 0; i < BOUNDED_JOBS + FAILING_JOBS.size(); i++) {
+            Instant from = FAILING_JOBS.contains(i) ? start.minus(Duration.ofHours(1)) : start;
+            blocks.add(
+                    String.join(
+                            "\n",
+                            "ADD JAR '" + JAR.toAbsolutePath() + "';",
+                            "CREATE TABLE items (Id BIGINT, Name STRING) WITH (",
+                            "  'connector' = 'spanner-cdc',",
+                            "  'project' = '" + emulator.projectId() + "',",
+                            "  'instance' = '" + emulator.instanceId() + "',",
+                            "  'database' = '" + emulator.databaseId() + "',",
+                            "  'change-stream' = 'items_cs', 'table' = 'Items',",
+                            "  'emulator-host' = '" + emulator.hostPort() + "',",
+                            "  'scan.startup.mode' = 'timestamp',",
+                            "  'scan.startup.timestamp' = '" + from + "',",
+                            "  'scan.end.timestamp' = '" + end + "');",
+                            "SELECT Id, Name FROM items"));
+        }
+        return String.join("\n---\n", blocks) + "\n";
+    }
+
+    private static String runDriver(StandaloneFlinkCluster cluster, Path jobs) throws Exception {
+        List<String> command = new ArrayList<>();
+        command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-cp");
+        command.add(driverClasspath());
+        command.add(SqlSessionDriver.class.getName());
+        command.add(cluster.restUrl().substring(cluster.restUrl().lastIndexOf(':') + 1));
+        command.add(jobs.toAbsolutePath().toString());
+        Path log = HOME.resolve("driver.log");
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+        pb.environment().put("SPANNER_DISABLE_BUILTIN_METRICS", "true");
+        Process p = pb.redirectOutput(log.toFile()).start();
+        try {
+            assertThat(p.waitFor(10, TimeUnit.MINUTES)).as("driver finished").isTrue();
+        } finally {
+            p.destroyForcibly();
+        }
+        return Files.readString(log);
+    }
+
+    /** Per job index: what follows {@code JOB <i> } on its result line, with a failure's trace. */
+    private static Map<Integer, String> results(String output) {
+        Map<Integer, String> out = new TreeMap<>();
+        Matcher m =
+                Pattern.compile(
+                                "(?ms)^JOB (\\d+) ((?:ROWS \\d+ MILLIS \\d+)|(?:FAILED MILLIS \\d+.*?END OF TRACE))$")
+                        .matcher(output);
+        while (m.find()) {
+            out.put(Integer.parseInt(m.group(1)), m.group(2));
+        }
+        return out;
+    }
+
+    private static Map<Integer, String> leftovers(String output) {
+        Map<Integer, String> out = new TreeMap<>();
+        Matcher m = Pattern.compile("(?m)^JOB (\\d+) LEFTOVER (.*)$").matcher(output);
+        while (m.find()) {
+            out.put(Integer.parseInt(m.group(1)), m.group(2));
+        }
+        return out;
+    }
+
+    /**
+     * The number of Flink user-code class loaders still alive after full GCs ({@code jcmd GC.run},
+     * up to 5, a second apart: a loader whose last references are cleaned up by reference
+     * processing, e.g. a cleaner, goes only at a later GC); what {@code jcmd} said last is kept in
+     * {@code diagnostics-<pid>.txt}.
+     */
+    private static long userClassLoadersAfterFullGc(Process p) throws Exception {
+        String stats = "";
+        for (int i = 0; i < 5; i++) {
+            jcmd(p, "GC.run");
+            Thread.sleep(1000);
+            stats = jcmd(p, "VM.classloader_stats");
+            if (stats.lines().noneMatch(l -> l.contains("ChildFirstClassLoader"))) {
+                break;
+            }
+        }
+        String histogram = jcmd(p, "GC.class_histogram");
+        Files.writeString(
+                HOME.resolve("diagnostics-" + p.pid() + ".txt"),
+                stats
+                        + "\n"
+                        + histogram
+                                .lines()
+                                .filter(l -> l.contains("spannercs") || l.contains("com.google"))
+                                .collect(Collectors.joining("\n")),
+                StandardCharsets.UTF_8);
+        return stats.lines().filter(l -> l.contains("ChildFirstClassLoader")).count();
+    }
+
+    private static String jcmd(Process p, String command) throws Exception {
+        Path jcmd = Paths.get(System.getProperty("java.home"), "bin", "jcmd");
+        Process c =
+                new ProcessBuilder(jcmd.toString(), String.valueOf(p.pid()), command)
+                        .redirectErrorStream(true)
+                        .start();
+        String out = new String(c.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(c.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        return out;
+    }
+
+    private static void awaitSlots(FlinkRest rest, StandaloneFlinkCluster cluster)
+            throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+        while (rest.availableSlots() < 2) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("No 2 free slots; logs in " + cluster.logDir());
+            }
+            Thread.sleep(250);
+        }
+    }
+
+    private static String logs(Path dir, String suffix) throws IOException {
+        StringBuilder all = new StringBuilder();
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path f : files.filter(f -> f.toString().endsWith(suffix)).sorted().toList()) {
+                all.append(Files.readString(f));
+            }
+        }
+        return all.toString();
+    }
+
+    /**
+     * Flink's jars and the driver's class folder: what a SQL client starts with. The connector
+     * comes only from the SQL jar, through ADD JAR.
+     */
+    private static String driverClasspath() {
+        List<String> out = new ArrayList<>();
+        out.add(Paths.get("target", "test-classes").toAbsolutePath().toString());
+        for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+            String e = entry.replace('\\', '/');
+            boolean ours = e.contains("/io/spannercs/") || e.contains("/target/");
+            boolean google =
+                    e.contains("/com/google/")
+                            || e.contains("/io/grpc/")
+                            || e.contains("/io/opencensus/")
+                            || e.contains("/io/opentelemetry/");
+            if (!ours && !google) {
+                out.add(entry);
+            }
+        }
+        return String.join(File.pathSeparator, out);
+    }
+
+    private static void deleteRecursively(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+}

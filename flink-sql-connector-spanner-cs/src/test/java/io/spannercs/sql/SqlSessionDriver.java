@@ -1,0 +1,191 @@
+package io.spannercs.sql;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.TableResult;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.CloseableIterator;
+
+/**
+ * What a SQL client or SQL gateway session does, job after job, against a remote session cluster:
+ * each job gets a new {@link TableEnvironment} that loads the SQL jar with {@code ADD JAR} (its own
+ * user class loader here, its own user-code class loaders on the cluster), creates the table and
+ * collects a bounded query. Started in its own JVM by {@link SqlJarSessionClusterIT} with Flink's
+ * jars only: the connector comes from the SQL jar alone.
+ *
+ * <p>Arguments: the REST port of the cluster and a file of jobs, each a block of SQL statements
+ * separated by a line {@code ---} (statements end with {@code ;} at the end of a line; the last one
+ * is the query). Prints per job {@code JOB <i> ROWS <n> MILLIS <t>} or {@code JOB <i> FAILED MILLIS
+ * <t>} followed by the stack trace, then {@code JOB <i> LEFTOVER <threads>}: the client threads
+ * still alive on the JobManager and TaskManagers after the job, as their thread dumps name them
+ * (waiting up to 15 s for them to end).
+ */
+public final class SqlSessionDriver {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    private SqlSessionDriver() {}
+
+    public static void main(String[] args) throws Exception {
+        int restPort = Integer.parseInt(args[0]);
+        String[] jobs = Files.readString(Path.of(args[1]), StandardCharsets.UTF_8).split("\n---\n");
+        for (int i = 0; i < jobs.length; i++) {
+            runJob(i, restPort, statements(jobs[i]));
+            System.out.println("JOB " + i + " LEFTOVER " + awaitNoClientThreads(restPort));
+            System.out.flush();
+        }
+        System.out.println("DRIVER CLIENT THREADS " + clientThreadsHere());
+        System.exit(0); // Flink's client leaves non-daemon threads behind
+    }
+
+    private static void runJob(int i, int restPort, List<String> statements) {
+        Configuration conf = new Configuration();
+        conf.setString("execution.target", "remote");
+        conf.setString("rest.address", "127.0.0.1");
+        conf.setString("rest.port", String.valueOf(restPort));
+        conf.setString("parallelism.default", "2");
+        long t0 = System.nanoTime();
+        try {
+            TableEnvironment tables =
+                    TableEnvironment.create(
+                            EnvironmentSettings.newInstance()
+                                    .inStreamingMode()
+                                    .withConfiguration(conf)
+                                    .build());
+            for (int s = 0; s < statements.size() - 1; s++) {
+                tables.executeSql(statements.get(s));
+            }
+            TableResult result = tables.executeSql(statements.get(statements.size() - 1));
+            long rows = 0;
+            try (CloseableIterator<Row> it = result.collect()) {
+                while (it.hasNext()) {
+                    it.next();
+                    rows++;
+                }
+            }
+            System.out.println(
+                    "JOB "
+                            + i
+                            + " ROWS "
+                            + rows
+                            + " MILLIS "
+                            + (System.nanoTime() - t0) / 1_000_000);
+        } catch (Throwable e) {
+            StringWriter w = new StringWriter();
+            e.printStackTrace(new PrintWriter(w));
+            System.out.println(
+                    "JOB " + i + " FAILED MILLIS " + (System.nanoTime() - t0) / 1_000_000);
+            System.out.println(w);
+            System.out.println("END OF TRACE");
+        }
+    }
+
+    private static List<String> statements(String block) {
+        List<String> out = new ArrayList<>();
+        StringBuilder current = new StringBuilder();
+        for (String line : block.strip().split("\n")) {
+            current.append(line).append('\n');
+            if (line.strip().endsWith(";")) {
+                String s = current.toString().strip();
+                out.add(s.substring(0, s.length() - 1));
+                current.setLength(0);
+            }
+        }
+        if (!current.toString().isBlank()) {
+            out.add(current.toString().strip());
+        }
+        return out;
+    }
+
+    /** Client threads on the cluster; waits up to 15 s for them to end. */
+    private static List<String> awaitNoClientThreads(int restPort) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        List<String> left;
+        do {
+            left = new ArrayList<>();
+            for (String threadDump : threadDumpPaths(restPort)) {
+                JsonNode dump = get(restPort, threadDump);
+                for (JsonNode t : dump.path("threadInfos")) {
+                    String name = t.path("threadName").asText();
+                    if (isClientThread(name, t.path("stringifiedThreadInfo").asText())) {
+                        left.add(threadDump.split("/")[1] + ":" + name);
+                    }
+                }
+            }
+            if (left.isEmpty()) {
+                return left;
+            }
+            Thread.sleep(500);
+        } while (System.nanoTime() < deadline);
+        return left;
+    }
+
+    private static List<String> threadDumpPaths(int restPort) throws Exception {
+        List<String> paths = new ArrayList<>();
+        paths.add("/jobmanager/thread-dump");
+        for (JsonNode tm : get(restPort, "/taskmanagers").path("taskmanagers")) {
+            paths.add("/taskmanagers/" + tm.path("id").asText() + "/thread-dump");
+        }
+        return paths;
+    }
+
+    /**
+     * Threads of the Spanner client, gRPC, grpc-gcp and this connector. Flink's own netty has a
+     * {@code globalEventExecutor} too, so that name counts only with the connector's classes on its
+     * stack.
+     */
+    static boolean isClientThread(String name, String stack) {
+        return name.startsWith("grpc-")
+                || name.startsWith("multiplexed-session-maintainer")
+                || name.startsWith("gcp-mc-bg")
+                || name.startsWith("Cloud-Spanner-")
+                || name.startsWith("spanner-cs-")
+                || name.startsWith("Gax-")
+                || (name.startsWith("globalEventExecutor") && stack.contains("io.spannercs"));
+    }
+
+    private static List<String> clientThreadsHere() throws InterruptedException {
+        Thread.sleep(3000);
+        List<String> names = new ArrayList<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            StringBuilder stack = new StringBuilder();
+            for (StackTraceElement e : t.getStackTrace()) {
+                stack.append(e).append('\n');
+            }
+            if (isClientThread(t.getName(), stack.toString())) {
+                names.add(t.getName());
+            }
+        }
+        return names;
+    }
+
+    private static JsonNode get(int restPort, String path) throws Exception {
+        HttpResponse<String> r =
+                HTTP.send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + restPort + path))
+                                .timeout(Duration.ofSeconds(30))
+                                .GET()
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() / 100 != 2) {
+            throw new IllegalStateException(path + " answered " + r.statusCode() + ": " + r.body());
+        }
+        return JSON.readTree(r.body());
+    }
+}
