@@ -47,12 +47,14 @@ import org.slf4j.LoggerFactory;
  * list its children in several records. When it ends after an end record, the partition is done.
  *
  * <p>With per-key ordering, the partition records of a MUTABLE_KEY_RANGE timestamp are held until
- * the timestamp is complete (a later record arrives, or the query ends) and then handed over in
- * {@code record_sequence} order, as the proto asks: they may arrive in any order, and a move-out
- * must not be reported before the data records that precede it. Data records and heartbeats are
- * never held. A move-in is followed by a barrier marker after every record of its timestamp:
- * records at the move-in's timestamp are processed (the swap of two ranges reports its move-outs
- * there), later ones wait until the barrier is released.
+ * the timestamp is complete (a later record arrives, or the query ends after the partition's end
+ * record; a query that ends with its window may have left records of that timestamp out, so its
+ * held records are read again by the next query) and then handed over in {@code record_sequence}
+ * order, as the proto asks: they may arrive in any order, and a move-out must not be reported
+ * before the data records that precede it. Data records and heartbeats are never held. A move-in is
+ * followed by a barrier marker after every record of its timestamp: records at the move-in's
+ * timestamp are processed (the swap of two ranges reports its move-outs there), later ones wait
+ * until the barrier is released.
  *
  * <p>Why not the client's AsyncResultSet: it also occupies one thread of the client's small async
  * pool per streaming query (a change stream query streams for its whole window, so the ninth
@@ -320,6 +322,10 @@ final class PartitionStream {
         if (!moveInSources.isEmpty()) {
             buffer.add(FetchedRecord.barrier(heldMicros, List.copyOf(moveInSources)));
         }
+        discardHeld();
+    }
+
+    private void discardHeld() {
         held.clear();
         heldIdentities.clear();
     }
@@ -345,25 +351,26 @@ final class PartitionStream {
             LOG.debug("Query of partition {} completed (end seen: {})", split.token(), endSeen);
             resultSet = null;
             running = false;
-            if (!held.isEmpty()) {
-                releaseHeld(); // the query returned every record of the held timestamp
-            }
             if (endSeen) {
+                // The partition returned its end: every record of the held timestamp came.
+                releaseHeld();
                 buffer.add(FetchedRecord.partitionDone(endMicros));
                 ended = true;
-            } else if (config.bounded() && windowEndMicros >= config.endMicros()) {
-                if (sourceEndConfirmed) {
-                    ended = true; // the source's end: the reader reports it when the split ends
-                } else {
-                    // The window may have ended without the partition's end record although the
-                    // partition ended inside it (its children then hold changes before the
-                    // source's end): ask once more, from the last record fetched.
-                    sourceEndConfirmed = true;
-                    start();
-                }
+            } else if (config.bounded()
+                    && windowEndMicros >= config.endMicros()
+                    && sourceEndConfirmed) {
+                releaseHeld();
+                ended = true; // the source's end: the reader reports it when the split ends
             } else {
-                // The window ran out (possibly past the partition's end without its end record):
-                // the next window starts at the last record fetched.
+                // The window ran out, possibly past the partition's end without its end record,
+                // and then maybe before the rest of the held timestamp's records: those are read
+                // again by the next query, which starts at the last record handed over. At the
+                // source's end, one more query tells whether the partition ended inside the
+                // window (its children then hold changes before the source's end).
+                discardHeld();
+                if (config.bounded() && windowEndMicros >= config.endMicros()) {
+                    sourceEndConfirmed = true;
+                }
                 start();
             }
         }
@@ -377,9 +384,7 @@ final class PartitionStream {
             }
             resultSet = null;
             running = false;
-            // Held records were not handed over: the retry reads them again.
-            held.clear();
-            heldIdentities.clear();
+            discardHeld(); // not handed over: the retry reads them again
             if (retryable(e.getErrorCode())) {
                 attempts++;
                 shared.countQueryRestart();
