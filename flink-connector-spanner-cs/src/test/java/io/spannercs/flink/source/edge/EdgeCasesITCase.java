@@ -30,7 +30,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * strategy reads the stream. Every change must come out exactly once, every key in commit order,
  * the job must not fail, and the edge must have happened.
  */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
+@Timeout(value = 3, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class EdgeCasesITCase {
     @RegisterExtension
     static final MiniClusterExtension MINI_CLUSTER = EmulatorSources.twoSlotCluster();
