@@ -46,7 +46,13 @@ final class EdgeJob {
     /** What a job emitted. */
     record Outcome(List<String> identities, int orderViolations) {}
 
-    /** Runs a bounded read of [start, end] to its end. */
+    /** How long a bounded job may take before it is cancelled and the test fails. */
+    static final Duration BOUNDED_JOB_LIMIT = Duration.ofSeconds(100);
+
+    /**
+     * Runs a bounded read of [start, end] to its end; a job still running after {@link
+     * #BOUNDED_JOB_LIMIT} (a partition waiting forever, say) is cancelled and fails the test.
+     */
     static Outcome bounded(
             SpannerEmulator emulator,
             String stream,
@@ -57,11 +63,37 @@ final class EdgeJob {
             throws Exception {
         EMITTED.clear();
         List<String> identities = new ArrayList<>();
+        java.util.concurrent.ScheduledExecutorService watchdog =
+                java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+        java.util.concurrent.atomic.AtomicBoolean cancelled =
+                new java.util.concurrent.atomic.AtomicBoolean();
         try (CloseableIterator<ChangeEvent> it =
                 stream(emulator, stream, start, end, parallelism, customize)
                         .executeAndCollect("edge cases " + emulator.edgeCases() + " " + stream)) {
+            watchdog.schedule(
+                    () -> {
+                        cancelled.set(true);
+                        try {
+                            it.close(); // cancels the job
+                        } catch (Exception ignored) {
+                            // the job is going away either way
+                        }
+                    },
+                    BOUNDED_JOB_LIMIT.toMillis(),
+                    java.util.concurrent.TimeUnit.MILLISECONDS);
             it.forEachRemaining(e -> identities.add(GroundTruth.identity(e)));
+        } catch (RuntimeException e) {
+            if (!cancelled.get()) {
+                throw e;
+            }
+        } finally {
+            watchdog.shutdownNow();
         }
+        assertThat(cancelled.get())
+                .as(
+                        "the bounded job was still running after %s and was cancelled",
+                        BOUNDED_JOB_LIMIT)
+                .isFalse();
         return new Outcome(identities, orderViolations());
     }
 
