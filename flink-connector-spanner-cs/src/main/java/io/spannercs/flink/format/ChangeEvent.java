@@ -38,6 +38,7 @@ public final class ChangeEvent implements Serializable {
     private long numberOfPartitionsInTransaction;
     private String valueCaptureType;
     private String rawChangeType; // only for ChangeType.UNKNOWN
+    private boolean snapshot;
 
     /** Spanner type names by column, in table order; see {@link #getColumnTypes()}. */
     private Map<String, String> columnTypes = new LinkedHashMap<>();
@@ -143,6 +144,24 @@ public final class ChangeEvent implements Serializable {
             return rawChangeType;
         }
         return changeType == null ? null : changeType.name();
+    }
+
+    /**
+     * Whether this is a row of the snapshot a source started with (an INSERT at the snapshot
+     * timestamp, with no transaction), not a change read from the change stream.
+     */
+    public boolean isSnapshot() {
+        return snapshot;
+    }
+
+    /**
+     * Marks this event as a snapshot row (or not).
+     *
+     * @return this event
+     */
+    public ChangeEvent withSnapshot(boolean snapshot) {
+        this.snapshot = snapshot;
+        return this;
     }
 
     /**
@@ -263,6 +282,7 @@ public final class ChangeEvent implements Serializable {
                 && Objects.equals(table, e.table)
                 && changeType == e.changeType
                 && Objects.equals(rawChangeType, e.rawChangeType)
+                && snapshot == e.snapshot
                 && valuesEqual(keys, e.keys)
                 && valuesEqual(newValues, e.newValues)
                 && valuesEqual(oldValues, e.oldValues)
@@ -341,7 +361,8 @@ public final class ChangeEvent implements Serializable {
 
     @Override
     public String toString() {
-        return getRawChangeType()
+        return (snapshot ? "SNAPSHOT " : "")
+                + getRawChangeType()
                 + " "
                 + table
                 + keys

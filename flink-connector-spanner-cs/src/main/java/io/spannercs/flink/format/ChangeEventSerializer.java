@@ -74,6 +74,9 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
     private static final byte LIST = 10;
 
     /** Change types by their byte in the format; append only. */
+    /** Set in the change type byte of a snapshot row. */
+    private static final int SNAPSHOT_FLAG = 0x10;
+
     private static final ChangeType[] CHANGE_TYPES = {
         ChangeType.INSERT, ChangeType.UPDATE, ChangeType.DELETE, ChangeType.UNKNOWN
     };
@@ -115,7 +118,8 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
                         from.getNumberOfPartitionsInTransaction(),
                         from.getValueCaptureType(),
                         from.getColumnTypes())
-                .withRawChangeType(from.getRawChangeType());
+                .withRawChangeType(from.getRawChangeType())
+                .withSnapshot(from.isSnapshot());
     }
 
     @Override
@@ -136,7 +140,8 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
         StringValue.writeString(e.getTransactionTag(), out);
         StringValue.writeString(e.getPartitionToken(), out);
         StringValue.writeString(e.getValueCaptureType(), out);
-        out.writeByte(changeTypeByte(e.getChangeType()));
+        // A snapshot row sets the flag bit of the change type; older layouts never have it.
+        out.writeByte(changeTypeByte(e.getChangeType()) | (e.isSnapshot() ? SNAPSHOT_FLAG : 0));
         if (e.getChangeType() == ChangeType.UNKNOWN) {
             StringValue.writeString(e.getRawChangeType(), out);
         }
@@ -168,7 +173,10 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
         String transactionTag = StringValue.readString(in);
         String partitionToken = StringValue.readString(in);
         String valueCaptureType = StringValue.readString(in);
-        ChangeType changeType = changeType(in.readByte());
+        byte typeByte = in.readByte();
+        boolean snapshot = typeByte != -1 && (typeByte & SNAPSHOT_FLAG) != 0;
+        ChangeType changeType =
+                changeType(typeByte == -1 ? typeByte : (byte) (typeByte & ~SNAPSHOT_FLAG));
         String rawChangeType = changeType == ChangeType.UNKNOWN ? StringValue.readString(in) : null;
         Instant commitTimestamp = in.readBoolean() ? readInstant(in) : null;
         int modNumber = in.readInt();
@@ -200,7 +208,8 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
                         numberOfPartitionsInTransaction,
                         valueCaptureType,
                         columnTypes)
-                .withRawChangeType(rawChangeType);
+                .withRawChangeType(rawChangeType)
+                .withSnapshot(snapshot);
     }
 
     @Override

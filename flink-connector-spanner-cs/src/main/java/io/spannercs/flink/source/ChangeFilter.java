@@ -170,6 +170,21 @@ public final class ChangeFilter implements Serializable {
         return null;
     }
 
+    /** Whether changes (and snapshot rows) of the table are emitted at all. */
+    public boolean acceptsTable(String table) {
+        Rule rule = ruleFor(table);
+        return rules.isEmpty() || (rule != null && !rule.exclude);
+    }
+
+    /**
+     * The columns chosen for a table (keys are always emitted besides), or an empty set for every
+     * column.
+     */
+    public Set<String> columnsOf(String table) {
+        Rule rule = ruleFor(table);
+        return rule == null ? Set.of() : rule.columns;
+    }
+
     /** Whether this filter lets every change through. */
     public boolean isAll() {
         return rules.isEmpty() && !dropSystemTransactions && droppedTags.isEmpty();

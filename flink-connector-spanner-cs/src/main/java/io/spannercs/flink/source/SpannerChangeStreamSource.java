@@ -6,8 +6,8 @@ import io.spannercs.flink.source.enumerator.ChangeStreamEnumeratorState;
 import io.spannercs.flink.source.enumerator.ChangeStreamEnumeratorStateSerializer;
 import io.spannercs.flink.source.enumerator.ChangeStreamSplitEnumerator;
 import io.spannercs.flink.source.reader.ChangeStreamSourceReader;
-import io.spannercs.flink.source.split.PartitionSplit;
-import io.spannercs.flink.source.split.PartitionSplitSerializer;
+import io.spannercs.flink.source.split.SpannerSplit;
+import io.spannercs.flink.source.split.SpannerSplitSerializer;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -42,7 +42,7 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
  */
 @PublicEvolving
 public final class SpannerChangeStreamSource<T>
-        implements Source<T, PartitionSplit, ChangeStreamEnumeratorState>, ResultTypeQueryable<T> {
+        implements Source<T, SpannerSplit, ChangeStreamEnumeratorState>, ResultTypeQueryable<T> {
     private static final long serialVersionUID = 1L;
 
     private final SpannerSourceConfig config;
@@ -74,25 +74,25 @@ public final class SpannerChangeStreamSource<T>
     }
 
     @Override
-    public SourceReader<T, PartitionSplit> createReader(SourceReaderContext context) {
+    public SourceReader<T, SpannerSplit> createReader(SourceReaderContext context) {
         return ChangeStreamSourceReader.create(config, deserializer, filter, context);
     }
 
     @Override
-    public SplitEnumerator<PartitionSplit, ChangeStreamEnumeratorState> createEnumerator(
-            SplitEnumeratorContext<PartitionSplit> context) {
-        return ChangeStreamSplitEnumerator.create(context, config, null);
+    public SplitEnumerator<SpannerSplit, ChangeStreamEnumeratorState> createEnumerator(
+            SplitEnumeratorContext<SpannerSplit> context) {
+        return ChangeStreamSplitEnumerator.create(context, config, filter, null);
     }
 
     @Override
-    public SplitEnumerator<PartitionSplit, ChangeStreamEnumeratorState> restoreEnumerator(
-            SplitEnumeratorContext<PartitionSplit> context, ChangeStreamEnumeratorState state) {
-        return ChangeStreamSplitEnumerator.create(context, config, state);
+    public SplitEnumerator<SpannerSplit, ChangeStreamEnumeratorState> restoreEnumerator(
+            SplitEnumeratorContext<SpannerSplit> context, ChangeStreamEnumeratorState state) {
+        return ChangeStreamSplitEnumerator.create(context, config, filter, state);
     }
 
     @Override
-    public SimpleVersionedSerializer<PartitionSplit> getSplitSerializer() {
-        return PartitionSplitSerializer.INSTANCE;
+    public SimpleVersionedSerializer<SpannerSplit> getSplitSerializer() {
+        return SpannerSplitSerializer.INSTANCE;
     }
 
     @Override

@@ -48,6 +48,8 @@ public final class SpannerChangeStreamSourceBuilder<T> {
     private ChangeEventDeserializer<T> deserializer;
     private ChangeFilter filter = ChangeFilter.ALL;
     private UnknownValueHandling unknownValueHandling = UnknownValueHandling.FAIL;
+    private StartupMode startupMode;
+    private int snapshotChunkRows = SpannerSourceConfig.DEFAULT_SNAPSHOT_CHUNK_ROWS;
 
     SpannerChangeStreamSourceBuilder() {}
 
@@ -69,6 +71,25 @@ public final class SpannerChangeStreamSourceBuilder<T> {
     /** Name of the change stream, as in {@code CREATE CHANGE STREAM name}. */
     public SpannerChangeStreamSourceBuilder<T> setChangeStream(String changeStream) {
         this.changeStream = changeStream;
+        return this;
+    }
+
+    /**
+     * Where a new job starts (default {@link StartupMode#latest()}): the change stream from now or
+     * a timestamp, or a snapshot of the tracked tables, then the stream. Not together with {@link
+     * #setStartTimestamp}, which is {@link StartupMode#timestamp}.
+     */
+    public SpannerChangeStreamSourceBuilder<T> setStartupMode(StartupMode startupMode) {
+        this.startupMode = startupMode;
+        return this;
+    }
+
+    /**
+     * Rows per snapshot split (default 10,000): a table is cut into key ranges of about this many
+     * rows, read in parallel by the readers.
+     */
+    public SpannerChangeStreamSourceBuilder<T> setSnapshotChunkRows(int snapshotChunkRows) {
+        this.snapshotChunkRows = snapshotChunkRows;
         return this;
     }
 
@@ -249,9 +270,35 @@ public final class SpannerChangeStreamSourceBuilder<T> {
         if (deserializer == null) {
             problems.add("deserializer is required (e.g. ChangeEventDeserializer.changeEvents())");
         }
-        Instant start = startTimestamp == null ? Instant.now() : startTimestamp;
+        if (startupMode != null && startTimestamp != null) {
+            problems.add(
+                    "startTimestamp and startupMode cannot both be set: use"
+                            + " StartupMode.timestamp(start)");
+        }
+        StartupMode mode =
+                startupMode != null
+                        ? startupMode
+                        : startTimestamp != null
+                                ? StartupMode.timestamp(startTimestamp)
+                                : StartupMode.latest();
+        Instant at = mode.timestamp() == null ? Instant.now() : mode.timestamp();
+        // A snapshot at T is followed by the stream from T + 1 microsecond.
+        Instant start = mode.snapshots() ? at.plusNanos(1000) : at;
+        if (mode.kind() == StartupMode.Kind.SNAPSHOT_ONLY && endTimestamp != null) {
+            problems.add(
+                    "endTimestamp cannot be set with StartupMode.snapshotOnly(): the source ends"
+                            + " with the snapshot");
+        }
         if (endTimestamp != null && endTimestamp.isBefore(start)) {
-            problems.add("endTimestamp " + endTimestamp + " is before startTimestamp " + start);
+            problems.add(
+                    "endTimestamp "
+                            + endTimestamp
+                            + " is before the "
+                            + (mode.snapshots() ? "end of the snapshot " : "startTimestamp ")
+                            + start);
+        }
+        if (snapshotChunkRows < 1) {
+            problems.add("snapshotChunkRows must be at least 1, got " + snapshotChunkRows);
         }
         if (heartbeatInterval == null
                 || heartbeatInterval.toMillis() < 100
@@ -300,7 +347,11 @@ public final class SpannerChangeStreamSourceBuilder<T> {
                         databaseId,
                         changeStream,
                         toMicros(start),
-                        endTimestamp == null ? SpannerSourceConfig.NO_END : toMicros(endTimestamp),
+                        mode.kind() == StartupMode.Kind.SNAPSHOT_ONLY
+                                ? toMicros(at)
+                                : endTimestamp == null
+                                        ? SpannerSourceConfig.NO_END
+                                        : toMicros(endTimestamp),
                         heartbeatInterval,
                         emulatorHost,
                         credentialsFile,
@@ -316,6 +367,13 @@ public final class SpannerChangeStreamSourceBuilder<T> {
                         partitionMode,
                         dialect,
                         unknownValueHandling);
+        if (mode.snapshots()) {
+            config =
+                    config.withSnapshot(
+                            toMicros(at),
+                            mode.kind() == StartupMode.Kind.SNAPSHOT_THEN_STREAM,
+                            snapshotChunkRows);
+        }
         return new SpannerChangeStreamSource<>(config, deserializer, filter);
     }
 

@@ -18,6 +18,12 @@ public final class SpannerSourceConfig implements Serializable {
     /** End timestamp of an unbounded source. */
     public static final long NO_END = Long.MAX_VALUE;
 
+    /** Snapshot timestamp of a source that starts without a snapshot. */
+    public static final long NO_SNAPSHOT = Long.MIN_VALUE;
+
+    /** Rows per snapshot split, unless configured. */
+    public static final int DEFAULT_SNAPSHOT_CHUNK_ROWS = 10_000;
+
     private final String projectId;
     private final String instanceId;
     private final String databaseId;
@@ -39,6 +45,9 @@ public final class SpannerSourceConfig implements Serializable {
     private final PartitionMode partitionMode;
     private final Dialect dialect;
     private final UnknownValueHandling unknownValueHandling;
+    private final long snapshotMicros;
+    private final boolean streams;
+    private final int snapshotChunkRows;
 
     /** How a change stream partitions its key space (its {@code partition_mode} option). */
     public enum PartitionMode {
@@ -98,6 +107,66 @@ public final class SpannerSourceConfig implements Serializable {
         this.partitionMode = partitionMode;
         this.dialect = dialect;
         this.unknownValueHandling = Objects.requireNonNull(unknownValueHandling);
+        this.snapshotMicros = NO_SNAPSHOT;
+        this.streams = true;
+        this.snapshotChunkRows = DEFAULT_SNAPSHOT_CHUNK_ROWS;
+    }
+
+    private SpannerSourceConfig(
+            SpannerSourceConfig c, long snapshotMicros, boolean streams, int snapshotChunkRows) {
+        this.projectId = c.projectId;
+        this.instanceId = c.instanceId;
+        this.databaseId = c.databaseId;
+        this.changeStream = c.changeStream;
+        this.startMicros = c.startMicros;
+        this.endMicros = c.endMicros;
+        this.heartbeatInterval = c.heartbeatInterval;
+        this.emulatorHost = c.emulatorHost;
+        this.credentialsFile = c.credentialsFile;
+        this.databaseRole = c.databaseRole;
+        this.rpcPriority = c.rpcPriority;
+        this.perKeyOrdering = c.perKeyOrdering;
+        this.barrierTimeout = c.barrierTimeout;
+        this.maxConcurrentPartitionsPerReader = c.maxConcurrentPartitionsPerReader;
+        this.queryWindow = c.queryWindow;
+        this.lowWatermarkCap = c.lowWatermarkCap;
+        this.bufferedRecordsPerPartition = c.bufferedRecordsPerPartition;
+        this.progressInterval = c.progressInterval;
+        this.partitionMode = c.partitionMode;
+        this.dialect = c.dialect;
+        this.unknownValueHandling = c.unknownValueHandling;
+        this.snapshotMicros = snapshotMicros;
+        this.streams = streams;
+        this.snapshotChunkRows = snapshotChunkRows;
+    }
+
+    /**
+     * This configuration starting with a snapshot of the tracked tables at {@code snapshotMicros}:
+     * the stream (if {@code streams}) starts one microsecond later, else the source ends with the
+     * snapshot.
+     */
+    public SpannerSourceConfig withSnapshot(
+            long snapshotMicros, boolean streams, int snapshotChunkRows) {
+        return new SpannerSourceConfig(this, snapshotMicros, streams, snapshotChunkRows);
+    }
+
+    /** The snapshot timestamp, or {@link #NO_SNAPSHOT}. */
+    public long snapshotMicros() {
+        return snapshotMicros;
+    }
+
+    public boolean snapshots() {
+        return snapshotMicros != NO_SNAPSHOT;
+    }
+
+    /** Whether the change stream is read (false for a snapshot only). */
+    public boolean streams() {
+        return streams;
+    }
+
+    /** Rows per snapshot split. */
+    public int snapshotChunkRows() {
+        return snapshotChunkRows;
     }
 
     public String projectId() {

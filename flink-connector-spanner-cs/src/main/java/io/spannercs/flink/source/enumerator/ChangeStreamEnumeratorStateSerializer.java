@@ -2,6 +2,9 @@ package io.spannercs.flink.source.enumerator;
 
 import io.spannercs.flink.source.split.PartitionSplit;
 import io.spannercs.flink.source.split.PartitionSplitSerializer;
+import io.spannercs.flink.source.split.SnapshotSplit;
+import io.spannercs.flink.source.split.SpannerSplit;
+import io.spannercs.flink.source.split.SpannerSplitSerializer;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -27,9 +30,12 @@ public final class ChangeStreamEnumeratorStateSerializer
     /** Version 2: splits given back by readers in {@link PartitionSplitSerializer#VERSION_2}. */
     static final int VERSION_2 = 2;
 
+    /** Version 3: version 2 followed by the snapshot's state. */
+    static final int VERSION_3 = 3;
+
     @Override
     public int getVersion() {
-        return VERSION_2;
+        return VERSION_3;
     }
 
     @Override
@@ -52,17 +58,18 @@ public final class ChangeStreamEnumeratorStateSerializer
             out.writeUTF(e.getKey());
             out.writeLong(e.getValue());
         }
+        writeSnapshot(state.snapshot(), out);
         return out.getCopyOfBuffer();
     }
 
     @Override
     public ChangeStreamEnumeratorState deserialize(int version, byte[] serialized)
             throws IOException {
-        if (version != VERSION_1 && version != VERSION_2) {
+        if (version < VERSION_1 || version > VERSION_3) {
             throw new IOException(
                     "Unknown Spanner change stream enumerator state version "
                             + version
-                            + "; this connector reads versions 1 and 2. Was the checkpoint taken by"
+                            + "; this connector reads versions 1 to 3. Was the checkpoint taken by"
                             + " a newer connector?");
         }
         // Each enumerator state version embeds splits in the split layout of the same number.
@@ -90,6 +97,7 @@ public final class ChangeStreamEnumeratorStateSerializer
         for (int i = 0; i < n; i++) {
             pruned.put(in.readUTF(), in.readLong());
         }
+        SnapshotState snapshot = version >= VERSION_3 ? readSnapshot(in) : SnapshotState.none();
         if (in.available() > 0) {
             throw new IOException(
                     in.available()
@@ -97,7 +105,57 @@ public final class ChangeStreamEnumeratorStateSerializer
                             + version);
         }
         return new ChangeStreamEnumeratorState(
-                rootQueryDone, lowWatermark, partitions, barriers, pruned);
+                rootQueryDone, lowWatermark, partitions, barriers, pruned, snapshot);
+    }
+
+    private static void writeSnapshot(SnapshotState s, DataOutputView out) throws IOException {
+        out.writeByte(s.status().ordinal());
+        out.writeLong(s.snapshotMicros());
+        out.writeInt(s.unassigned().size());
+        for (SnapshotSplit split : s.unassigned()) {
+            SpannerSplitSerializer.write(split, out);
+        }
+        out.writeInt(s.assigned().size());
+        for (Map.Entry<String, Integer> e : s.assigned().entrySet()) {
+            out.writeUTF(e.getKey());
+            out.writeInt(e.getValue());
+        }
+        PartitionSplitSerializer.writeStrings(s.unfinished(), out);
+        out.writeInt(s.total());
+        out.writeLong(s.rowsPlanned());
+        out.writeLong(s.rowsDone());
+    }
+
+    private static SnapshotState readSnapshot(DataInputView in) throws IOException {
+        int status = in.readByte();
+        if (status < 0 || status >= SnapshotPhase.Status.values().length) {
+            throw new IOException("Unknown snapshot status " + status + " in enumerator state");
+        }
+        long micros = in.readLong();
+        int n = in.readInt();
+        List<SnapshotSplit> unassigned = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            SpannerSplit split = SpannerSplitSerializer.read(in);
+            if (!(split instanceof SnapshotSplit s)) {
+                throw new IOException("Expected a snapshot split in the snapshot state: " + split);
+            }
+            unassigned.add(s);
+        }
+        n = in.readInt();
+        Map<String, Integer> assigned = new LinkedHashMap<>();
+        for (int i = 0; i < n; i++) {
+            assigned.put(in.readUTF(), in.readInt());
+        }
+        List<String> unfinished = PartitionSplitSerializer.readStrings(in);
+        return new SnapshotState(
+                SnapshotPhase.Status.values()[status],
+                micros,
+                unassigned,
+                assigned,
+                unfinished,
+                in.readInt(),
+                in.readLong(),
+                in.readLong());
     }
 
     private static void writePartition(PartitionEntry p, DataOutputView out) throws IOException {

@@ -1,5 +1,6 @@
 package io.spannercs.flink.source.enumerator;
 
+import io.spannercs.flink.source.ChangeFilter;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.event.AckReportsEvent;
 import io.spannercs.flink.source.event.LowWatermarkEvent;
@@ -8,6 +9,8 @@ import io.spannercs.flink.source.event.ReaderReportsEvent;
 import io.spannercs.flink.source.event.ReleaseBarrierEvent;
 import io.spannercs.flink.source.event.SplitsResumedEvent;
 import io.spannercs.flink.source.split.PartitionSplit;
+import io.spannercs.flink.source.split.SnapshotSplit;
+import io.spannercs.flink.source.split.SpannerSplit;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -33,12 +36,12 @@ import org.slf4j.LoggerFactory;
  */
 @Internal
 public final class ChangeStreamSplitEnumerator
-        implements SplitEnumerator<PartitionSplit, ChangeStreamEnumeratorState> {
+        implements SplitEnumerator<SpannerSplit, ChangeStreamEnumeratorState> {
     private static final Logger LOG = LoggerFactory.getLogger(ChangeStreamSplitEnumerator.class);
 
     static final long BARRIER_CHECK_INTERVAL_MILLIS = 1000;
 
-    private final SplitEnumeratorContext<PartitionSplit> context;
+    private final SplitEnumeratorContext<SpannerSplit> context;
     private final SpannerSourceConfig config;
     private final RootPartitions rootPartitions;
     private final LongSupplier clockMillis;
@@ -50,51 +53,164 @@ public final class ChangeStreamSplitEnumerator
     private final BarrierTimeoutMonitor barrierTimeouts;
     private final Set<Integer> signalledNoMoreSplits = new HashSet<>();
 
+    /** Unfinished snapshot splits a reader gets at a time: more as it finishes them. */
+    static final int SNAPSHOT_SPLITS_PER_READER = 4;
+
+    private final SnapshotPlanner snapshotPlanner;
+    private final SnapshotPhase snapshot;
+    // Whether this job checkpoints: the stream then starts after a completed checkpoint holds the
+    // finished snapshot.
+    private boolean checkpointing;
+    private long lastSnapshotLogMillis;
+
     /**
      * The enumerator of a source, reading the first partitions from Spanner.
      *
      * @param state the restored state, or null for a new job
      */
     public static ChangeStreamSplitEnumerator create(
-            SplitEnumeratorContext<PartitionSplit> context,
+            SplitEnumeratorContext<SpannerSplit> context,
             SpannerSourceConfig config,
+            ChangeFilter filter,
             ChangeStreamEnumeratorState state) {
         return new ChangeStreamSplitEnumerator(
                 context,
                 config,
                 new SpannerRootPartitions(config),
-                state != null ? state : ChangeStreamEnumeratorState.initial());
+                new SpannerSnapshotPlanner(config, filter),
+                state != null ? state : ChangeStreamEnumeratorState.initial(),
+                System::currentTimeMillis);
     }
 
     public ChangeStreamSplitEnumerator(
-            SplitEnumeratorContext<PartitionSplit> context,
+            SplitEnumeratorContext<SpannerSplit> context,
             SpannerSourceConfig config,
             RootPartitions rootPartitions,
             ChangeStreamEnumeratorState state) {
-        this(context, config, rootPartitions, state, System::currentTimeMillis);
+        this(context, config, rootPartitions, null, state, System::currentTimeMillis);
     }
 
     @VisibleForTesting
     ChangeStreamSplitEnumerator(
-            SplitEnumeratorContext<PartitionSplit> context,
+            SplitEnumeratorContext<SpannerSplit> context,
             SpannerSourceConfig config,
             RootPartitions rootPartitions,
+            ChangeStreamEnumeratorState state,
+            LongSupplier clockMillis) {
+        this(context, config, rootPartitions, null, state, clockMillis);
+    }
+
+    @VisibleForTesting
+    ChangeStreamSplitEnumerator(
+            SplitEnumeratorContext<SpannerSplit> context,
+            SpannerSourceConfig config,
+            RootPartitions rootPartitions,
+            SnapshotPlanner snapshotPlanner,
             ChangeStreamEnumeratorState state,
             LongSupplier clockMillis) {
         this.context = context;
         this.config = config;
         this.rootPartitions = rootPartitions;
+        this.snapshotPlanner = snapshotPlanner;
         this.clockMillis = clockMillis;
         this.graph = PartitionGraph.restore(state, clockMillis.getAsLong());
+        boolean fresh = !state.rootQueryDone() && state.partitions().isEmpty();
+        this.snapshot =
+                state.snapshot().status() == SnapshotPhase.Status.NONE
+                                && fresh
+                                && config.snapshots()
+                        ? SnapshotPhase.planning(config.snapshotMicros())
+                        : SnapshotPhase.restore(state.snapshot());
+        // A restored snapshot comes from a checkpoint: this job checkpoints.
+        this.checkpointing = state.snapshot().status() != SnapshotPhase.Status.NONE;
         this.metrics = new EnumeratorMetrics(context.metricGroup());
         this.barrierTimeouts =
                 new BarrierTimeoutMonitor(
                         config.barrierTimeout().toMillis(), metrics.barrierTimeouts());
-        metrics.update(graph, clockMillis.getAsLong());
+        metrics.update(graph, snapshot, clockMillis.getAsLong());
     }
 
     @Override
     public void start() {
+        if (!snapshot.done()) {
+            startSnapshot();
+        } else {
+            startStream();
+        }
+        context.callAsync(
+                () -> null,
+                (ignored, error) -> {
+                    barrierTimeouts.check(graph, clockMillis.getAsLong());
+                    metrics.update(graph, snapshot, clockMillis.getAsLong()); // waits grow
+                },
+                BARRIER_CHECK_INTERVAL_MILLIS,
+                BARRIER_CHECK_INTERVAL_MILLIS);
+    }
+
+    /**
+     * Plans the snapshot, or goes on with a restored one. Until the snapshot is done, the low
+     * watermark stays just below its timestamp: every snapshot row carries it.
+     */
+    private void startSnapshot() {
+        graph.raiseLowWatermark(snapshot.snapshotMicros() - 1);
+        if (snapshot.status() == SnapshotPhase.Status.PLANNING) {
+            LOG.info(
+                    "Planning the snapshot at {} of the tables change stream {} tracks",
+                    TimeFormat.micros(snapshot.snapshotMicros()),
+                    config.changeStream());
+            context.callAsync(snapshotPlanner::plan, this::onSnapshotPlanned);
+        } else {
+            LOG.info(
+                    "Restored the snapshot of change stream {}: {}",
+                    config.changeStream(),
+                    snapshot);
+            afterChange();
+        }
+    }
+
+    private void onSnapshotPlanned(SnapshotPlanner.Plan plan, Throwable error) {
+        if (error != null) {
+            // Thrown on the coordinator thread, this fails the job with the reason.
+            throw new FlinkRuntimeException(
+                    "The Spanner change stream source cannot take its snapshot: "
+                            + error.getMessage(),
+                    error);
+        }
+        snapshot.planned(plan.splits(), plan.rows());
+        LOG.info(
+                "Snapshot at {}: {} rows of {} tables in {} splits",
+                TimeFormat.micros(snapshot.snapshotMicros()),
+                plan.rows(),
+                plan.tables(),
+                plan.splits().size());
+        if (plan.splits().isEmpty()) {
+            snapshot.completeWithoutCheckpoint();
+        }
+        if (snapshot.done()) {
+            onSnapshotDone();
+        } else {
+            afterChange();
+        }
+    }
+
+    /**
+     * The snapshot is complete: the stream starts one microsecond after it (or the source ends).
+     */
+    private void onSnapshotDone() {
+        LOG.info(
+                "Snapshot at {} complete: {} rows in {} splits",
+                TimeFormat.micros(snapshot.snapshotMicros()),
+                snapshot.rowsDone(),
+                snapshot.total());
+        if (config.streams()) {
+            startStream();
+        } else {
+            graph.markRootQueryDone(); // a snapshot only: no partitions to read
+            afterChange();
+        }
+    }
+
+    private void startStream() {
         if (!graph.rootQueryDone() && graph.isEmpty()) {
             long start = config.startMicros();
             long aheadMillis = start / 1000 - clockMillis.getAsLong();
@@ -122,15 +238,8 @@ public final class ChangeStreamSplitEnumerator
                     graph.partitions().size(),
                     graph.barriers().size(),
                     TimeFormat.micros(graph.lowWatermarkMicros()));
+            afterChange();
         }
-        context.callAsync(
-                () -> null,
-                (ignored, error) -> {
-                    barrierTimeouts.check(graph, clockMillis.getAsLong());
-                    metrics.update(graph, clockMillis.getAsLong()); // waits grow without events
-                },
-                BARRIER_CHECK_INTERVAL_MILLIS,
-                BARRIER_CHECK_INTERVAL_MILLIS);
     }
 
     private void onRootPartitions(List<PartitionReport.NewPartition> partitions, Throwable error) {
@@ -164,13 +273,15 @@ public final class ChangeStreamSplitEnumerator
      * PartitionGraph#resume}).
      */
     @Override
-    public void addSplitsBack(List<PartitionSplit> splits, int subtaskId) {
+    public void addSplitsBack(List<SpannerSplit> splits, int subtaskId) {
         graph.readerRestarting(subtaskId, recentEnds.held(subtaskId));
         recentEnds.discard(subtaskId);
         List<String> back = new ArrayList<>();
-        for (PartitionSplit split : splits) {
-            if (graph.returnSplit(split, clockMillis.getAsLong())) {
-                back.add(split.token());
+        for (SpannerSplit split : splits) {
+            if (split instanceof SnapshotSplit s) {
+                snapshot.returned(s);
+            } else if (graph.returnSplit((PartitionSplit) split, clockMillis.getAsLong())) {
+                back.add(split.splitId());
             }
         }
         if (!back.isEmpty()) {
@@ -198,6 +309,7 @@ public final class ChangeStreamSplitEnumerator
         if (event instanceof SplitsResumedEvent resumed) {
             long now = clockMillis.getAsLong();
             resumed.splits().forEach(split -> graph.resume(subtaskId, split, now));
+            resumed.unfinishedSnapshotSplits().forEach(id -> snapshot.resumed(id, subtaskId));
             afterChange();
             return;
         }
@@ -247,6 +359,8 @@ public final class ChangeStreamSplitEnumerator
             onBarrierReached(subtask, b);
         } else if (report instanceof PartitionReport.MovedOut m) {
             graph.movedOut(m.token(), m.micros());
+        } else if (report instanceof PartitionReport.SnapshotFinished f) {
+            onSnapshotSplitFinished(f);
         }
     }
 
@@ -286,6 +400,20 @@ public final class ChangeStreamSplitEnumerator
         }
     }
 
+    private void onSnapshotSplitFinished(PartitionReport.SnapshotFinished f) {
+        if (!snapshot.finished(f.token(), f.rows())) {
+            return;
+        }
+        long now = clockMillis.getAsLong();
+        if (now - lastSnapshotLogMillis >= 5000 || snapshot.unfinished().isEmpty()) {
+            lastSnapshotLogMillis = now;
+            LOG.info("Snapshot of change stream {}: {}", config.changeStream(), snapshot);
+        }
+        if (!checkpointing && snapshot.completeWithoutCheckpoint()) {
+            onSnapshotDone();
+        }
+    }
+
     private void onBarrierReached(int subtask, PartitionReport.BarrierReached b) {
         if (graph.isPast(b.token(), b.micros())) {
             // Re-sent after a restore although the partition has gone past it: answer again.
@@ -303,6 +431,7 @@ public final class ChangeStreamSplitEnumerator
 
     /** Brings everything in line with the graph after any change. */
     private void afterChange() {
+        assignSnapshotSplits();
         assignReadyPartitions();
         releaseSatisfiedBarriers();
         if (graph.updateLowWatermark(config.bounded(), config.endMicros())) {
@@ -311,7 +440,45 @@ public final class ChangeStreamSplitEnumerator
         }
         graph.prune();
         signalNoMoreSplitsIfDone();
-        metrics.update(graph, clockMillis.getAsLong());
+        metrics.update(graph, snapshot, clockMillis.getAsLong());
+    }
+
+    /** Hands snapshot splits to the readers, a few at a time each, the least loaded first. */
+    private void assignSnapshotSplits() {
+        if (snapshot.status() != SnapshotPhase.Status.READING) {
+            return;
+        }
+        Set<Integer> readers = context.registeredReaders().keySet();
+        List<SnapshotSplit> unassigned = snapshot.unassigned();
+        if (readers.isEmpty() || unassigned.isEmpty()) {
+            return;
+        }
+        Map<Integer, Integer> loads = snapshot.loads(readers);
+        Map<Integer, List<SpannerSplit>> chosen = new TreeMap<>();
+        for (SnapshotSplit split : unassigned) {
+            int reader = -1;
+            for (Map.Entry<Integer, Integer> e : loads.entrySet()) {
+                if (e.getValue() < SNAPSHOT_SPLITS_PER_READER
+                        && (reader < 0 || e.getValue() < loads.get(reader))) {
+                    reader = e.getKey();
+                }
+            }
+            if (reader < 0) {
+                break; // every reader has enough for now
+            }
+            loads.merge(reader, 1, Integer::sum);
+            snapshot.markAssigned(split, reader);
+            chosen.computeIfAbsent(reader, r -> new ArrayList<>()).add(split);
+        }
+        if (!chosen.isEmpty()) {
+            chosen.forEach(
+                    (reader, list) ->
+                            LOG.debug(
+                                    "Assigning {} snapshot splits to subtask {}",
+                                    list.size(),
+                                    reader));
+            context.assignSplits(new SplitsAssignment<>(chosen));
+        }
     }
 
     private void assignReadyPartitions() {
@@ -327,10 +494,10 @@ public final class ChangeStreamSplitEnumerator
         }
         Map<Integer, List<PartitionEntry>> chosen =
                 SplitAssigner.assign(ready, graph.loads(readers));
-        Map<Integer, List<PartitionSplit>> splits = new TreeMap<>();
+        Map<Integer, List<SpannerSplit>> splits = new TreeMap<>();
         chosen.forEach(
                 (reader, entries) -> {
-                    List<PartitionSplit> list = new ArrayList<>(entries.size());
+                    List<SpannerSplit> list = new ArrayList<>(entries.size());
                     for (PartitionEntry p : entries) {
                         list.add(p.split(config.endMicros()));
                         graph.markAssigned(p.token(), reader);
@@ -371,7 +538,7 @@ public final class ChangeStreamSplitEnumerator
     }
 
     private void signalNoMoreSplitsIfDone() {
-        if (!config.bounded() || !graph.allFinished()) {
+        if (!config.bounded() || !snapshot.done() || !graph.allFinished()) {
             return;
         }
         for (int reader : context.registeredReaders().keySet()) {
@@ -394,17 +561,25 @@ public final class ChangeStreamSplitEnumerator
 
     @Override
     public ChangeStreamEnumeratorState snapshotState(long checkpointId) {
+        checkpointing = true;
         recentEnds.snapshotTaken(checkpointId);
-        return graph.snapshot();
+        snapshot.snapshotTaken(checkpointId);
+        return graph.snapshot().withSnapshot(snapshot.state());
     }
 
     @Override
     public void notifyCheckpointComplete(long checkpointId) {
         recentEnds.checkpointCompleted(checkpointId);
+        if (snapshot.checkpointCompleted(checkpointId)) {
+            onSnapshotDone();
+        }
     }
 
     @Override
     public void close() {
+        if (snapshotPlanner != null) {
+            snapshotPlanner.close();
+        }
         rootPartitions.close();
     }
 

@@ -16,6 +16,10 @@ final class EnumeratorMetrics {
     private volatile long lowWatermarkMicros = Long.MIN_VALUE;
     private volatile long lastBarrierWaitMillis;
     private volatile long longestPendingBarrierWaitMillis;
+    private volatile long snapshotSplits;
+    private volatile long snapshotSplitsFinished;
+    private volatile long snapshotRowsPlanned;
+    private volatile long snapshotRowsDone;
 
     EnumeratorMetrics(SplitEnumeratorMetricGroup group) {
         barrierTimeouts = group.counter("barrierTimeouts");
@@ -27,6 +31,10 @@ final class EnumeratorMetrics {
         group.gauge(
                 "longestPendingBarrierWaitMillis",
                 (Gauge<Long>) () -> longestPendingBarrierWaitMillis);
+        group.gauge("snapshotSplits", (Gauge<Long>) () -> snapshotSplits);
+        group.gauge("snapshotSplitsFinished", (Gauge<Long>) () -> snapshotSplitsFinished);
+        group.gauge("snapshotRowsPlanned", (Gauge<Long>) () -> snapshotRowsPlanned);
+        group.gauge("snapshotRowsDone", (Gauge<Long>) () -> snapshotRowsDone);
         group.setUnassignedSplitsGauge(() -> unassignedPartitions);
     }
 
@@ -39,7 +47,11 @@ final class EnumeratorMetrics {
         lastBarrierWaitMillis = waitedMillis;
     }
 
-    void update(PartitionGraph graph, long nowMillis) {
+    void update(PartitionGraph graph, SnapshotPhase snapshot, long nowMillis) {
+        snapshotSplits = snapshot.total();
+        snapshotSplitsFinished = snapshot.finishedCount();
+        snapshotRowsPlanned = snapshot.rowsPlanned();
+        snapshotRowsDone = snapshot.rowsDone();
         long longest = 0;
         for (PendingBarrier b : graph.barriers()) {
             longest = Math.max(longest, nowMillis - b.sinceMillis());

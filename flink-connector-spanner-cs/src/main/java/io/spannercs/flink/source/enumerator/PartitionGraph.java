@@ -474,6 +474,11 @@ final class PartitionGraph {
 
     // ---------------------------------------------------------------- watermark and pruning
 
+    /** Raises the low watermark to at least {@code micros} (a snapshot holds it below its time). */
+    void raiseLowWatermark(long micros) {
+        lowWatermarkMicros = Math.max(lowWatermarkMicros, micros);
+    }
+
     /**
      * Recomputes the low watermark: the least progress of any unfinished partition, assigned or
      * not; with none unfinished, the end of a bounded source. It never goes down.

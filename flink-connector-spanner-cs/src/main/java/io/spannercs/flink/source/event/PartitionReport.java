@@ -14,7 +14,8 @@ public sealed interface PartitionReport extends Serializable
         permits PartitionReport.Discovered,
                 PartitionReport.Finished,
                 PartitionReport.BarrierReached,
-                PartitionReport.MovedOut {
+                PartitionReport.MovedOut,
+                PartitionReport.SnapshotFinished {
 
     /** The partition whose query produced the report. */
     String token();
@@ -57,6 +58,17 @@ public sealed interface PartitionReport extends Serializable
         @Override
         public String id() {
             return "B|" + token + "|" + micros;
+        }
+    }
+
+    /**
+     * A snapshot split (its id in {@code token}) has emitted every row of its key range, {@code
+     * rows} of them.
+     */
+    record SnapshotFinished(String token, long rows) implements PartitionReport {
+        @Override
+        public String id() {
+            return "S|" + token;
         }
     }
 

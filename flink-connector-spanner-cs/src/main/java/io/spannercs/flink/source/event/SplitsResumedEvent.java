@@ -13,9 +13,16 @@ import org.apache.flink.api.connector.source.SourceEvent;
  * will be emitted again.
  */
 @Internal
-public record SplitsResumedEvent(List<ResumedSplit> splits) implements SourceEvent {
+public record SplitsResumedEvent(List<ResumedSplit> splits, List<String> unfinishedSnapshotSplits)
+        implements SourceEvent {
     public SplitsResumedEvent {
         splits = List.copyOf(splits);
+        unfinishedSnapshotSplits = List.copyOf(unfinishedSnapshotSplits);
+    }
+
+    /** Partitions only. */
+    public SplitsResumedEvent(List<ResumedSplit> splits) {
+        this(splits, List.of());
     }
 
     /**

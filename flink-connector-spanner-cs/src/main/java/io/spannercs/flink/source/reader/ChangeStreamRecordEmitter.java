@@ -37,7 +37,7 @@ import org.apache.flink.util.Collector;
  */
 @Internal
 public final class ChangeStreamRecordEmitter<T>
-        implements RecordEmitter<FetchedRecord, T, PartitionSplitState> {
+        implements RecordEmitter<FetchedRecord, T, SplitState> {
     private final ChangeEventDeserializer<T> deserializer;
     private final ChangeFilter filter;
     private final Counter numRecordsFiltered;
@@ -47,11 +47,13 @@ public final class ChangeStreamRecordEmitter<T>
     private final ForwardingCollector<T> collector = new ForwardingCollector<>();
     private final ModValueConverter values;
     private final Counter numRecordsIn;
+    private final Counter numSnapshotRows;
 
     /**
      * @param numRecordsIn the reader's {@code numRecordsIn}, which SourceReaderBase bumps once per
      *     fetched element: corrected here so that it counts row changes only (filtered ones too)
      * @param numRecordsFiltered row changes the filter dropped
+     * @param numSnapshotRows snapshot rows emitted
      */
     ChangeStreamRecordEmitter(
             ChangeEventDeserializer<T> deserializer,
@@ -60,8 +62,10 @@ public final class ChangeStreamRecordEmitter<T>
             ReaderSharedState shared,
             ReportOutbox outbox,
             Counter numRecordsIn,
-            Counter numRecordsFiltered) {
+            Counter numRecordsFiltered,
+            Counter numSnapshotRows) {
         this.numRecordsIn = numRecordsIn;
+        this.numSnapshotRows = numSnapshotRows;
         this.numRecordsFiltered = numRecordsFiltered;
         this.deserializer = deserializer;
         this.filter = filter;
@@ -72,14 +76,20 @@ public final class ChangeStreamRecordEmitter<T>
     }
 
     @Override
-    public void emitRecord(FetchedRecord element, SourceOutput<T> output, PartitionSplitState state)
+    public void emitRecord(FetchedRecord element, SourceOutput<T> output, SplitState splitState)
             throws Exception {
         if (element.record() instanceof DataChangeRecord d) {
             numRecordsIn.inc(d.mods().size() - 1L);
             shared.countRowChanges(d.mods().size());
-        } else {
+        } else if (element.kind() != FetchedRecord.Kind.SNAPSHOT_ROW) {
             numRecordsIn.dec();
         }
+        if (splitState instanceof SnapshotSplitState snapshot) {
+            emitSnapshot(element, output, snapshot);
+            emitWatermark(output, snapshot);
+            return;
+        }
+        PartitionSplitState state = (PartitionSplitState) splitState;
         switch (element.kind()) {
             case RECORD:
                 emitRecord(element.record(), output, state);
@@ -95,9 +105,52 @@ public final class ChangeStreamRecordEmitter<T>
                 outbox.progressChanged();
                 break;
             case WATERMARK_TICK:
+            default:
                 break;
         }
         emitWatermark(output, state);
+    }
+
+    /**
+     * A snapshot row is an INSERT at the snapshot timestamp, flagged as a snapshot row; the end of
+     * a snapshot split is reported to the enumerator.
+     */
+    private void emitSnapshot(FetchedRecord element, SourceOutput<T> output, SnapshotSplitState s)
+            throws Exception {
+        if (element.kind() == FetchedRecord.Kind.SNAPSHOT_ROW) {
+            SnapshotRow row = element.row();
+            long micros = s.split().snapshotMicros();
+            ChangeEvent event =
+                    new ChangeEvent(
+                                    s.split().table(),
+                                    ChangeType.INSERT,
+                                    row.keys(),
+                                    row.values(),
+                                    Map.of(),
+                                    Instant.ofEpochSecond(
+                                            Math.floorDiv(micros, 1_000_000L),
+                                            Math.floorMod(micros, 1_000_000L) * 1000L),
+                                    "",
+                                    "",
+                                    0,
+                                    "",
+                                    false,
+                                    s.token(),
+                                    0,
+                                    0,
+                                    "NEW_ROW",
+                                    row.columnTypes())
+                            .withSnapshot(true);
+            collector.target = output;
+            collector.timestamp = Math.floorDiv(micros, 1000);
+            deserializer.deserialize(event, collector);
+            s.emitted(row.key());
+            numSnapshotRows.inc();
+        } else if (element.kind() == FetchedRecord.Kind.SNAPSHOT_DONE) {
+            outbox.add(s, new PartitionReport.SnapshotFinished(s.token(), s.rowsEmitted()));
+            s.markFinished();
+            outbox.progressChanged();
+        }
     }
 
     private void emitRecord(ChangeRecord r, SourceOutput<T> output, PartitionSplitState state)
@@ -225,7 +278,7 @@ public final class ChangeStreamRecordEmitter<T>
         state.advance(c);
     }
 
-    private void emitWatermark(SourceOutput<T> output, PartitionSplitState state) {
+    private void emitWatermark(SourceOutput<T> output, SplitState state) {
         long micros = state.progressMicros();
         if (config.lowWatermarkCap()) {
             micros = Math.min(micros, shared.lowWatermarkMicros());

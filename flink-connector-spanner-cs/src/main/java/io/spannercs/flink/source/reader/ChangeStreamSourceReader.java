@@ -13,6 +13,8 @@ import io.spannercs.flink.source.event.ReaderReportsEvent;
 import io.spannercs.flink.source.event.ReleaseBarrierEvent;
 import io.spannercs.flink.source.event.SplitsResumedEvent;
 import io.spannercs.flink.source.split.PartitionSplit;
+import io.spannercs.flink.source.split.SnapshotSplit;
+import io.spannercs.flink.source.split.SpannerSplit;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -42,8 +44,7 @@ import org.slf4j.LoggerFactory;
  */
 @Internal
 public final class ChangeStreamSourceReader<T>
-        extends SingleThreadMultiplexSourceReaderBase<
-                FetchedRecord, T, PartitionSplit, PartitionSplitState> {
+        extends SingleThreadMultiplexSourceReaderBase<FetchedRecord, T, SpannerSplit, SplitState> {
     private static final Logger LOG = LoggerFactory.getLogger(ChangeStreamSourceReader.class);
 
     private final SpannerSourceConfig config;
@@ -51,10 +52,10 @@ public final class ChangeStreamSourceReader<T>
     private final ExecutorService queryThreads;
     private final ReaderSharedState shared;
     private final ReportOutbox outbox;
-    private final Map<String, PartitionSplitState> states = new LinkedHashMap<>();
+    private final Map<String, SplitState> states = new LinkedHashMap<>();
 
     /** Finished splits whose last reports await acknowledgement. */
-    private final Map<String, PartitionSplitState> finishedAwaitingAck = new LinkedHashMap<>();
+    private final Map<String, SplitState> finishedAwaitingAck = new LinkedHashMap<>();
 
     private long lastProgressNanos;
 
@@ -73,6 +74,12 @@ public final class ChangeStreamSourceReader<T>
                                 new ChangeStreamSplitReader(
                                         config,
                                         SpannerClients.databaseClient(spanner.get(), config),
+                                        spanner.get()
+                                                .getBatchClient(
+                                                        com.google.cloud.spanner.DatabaseId.of(
+                                                                config.projectId(),
+                                                                config.instanceId(),
+                                                                config.databaseId())),
                                         queryThreads,
                                         shared),
                         new Configuration()),
@@ -83,7 +90,8 @@ public final class ChangeStreamSourceReader<T>
                         shared,
                         outbox,
                         context.metricGroup().getIOMetricGroup().getNumRecordsInCounter(),
-                        context.metricGroup().counter("numRecordsFiltered")),
+                        context.metricGroup().counter("numRecordsFiltered"),
+                        context.metricGroup().counter("numSnapshotRows")),
                 new Configuration(),
                 context);
         this.config = config;
@@ -141,12 +149,27 @@ public final class ChangeStreamSourceReader<T>
 
     private void registerMetrics(MetricGroup group) {
         group.gauge("currentFetchEventTimeLag", shared::fetchLagMillis);
-        group.gauge("activePartitions", () -> (long) states.size());
+        group.gauge(
+                "activePartitions",
+                () ->
+                        states.values().stream()
+                                .filter(s -> s instanceof PartitionSplitState)
+                                .count());
+        group.gauge(
+                "activeSnapshotSplits",
+                () ->
+                        states.values().stream()
+                                .filter(s -> s instanceof SnapshotSplitState)
+                                .count());
         group.gauge(
                 "blockedPartitions",
                 () ->
                         states.values().stream()
-                                .filter(s -> s.barrierMicros() != PartitionSplit.NO_BARRIER)
+                                .filter(
+                                        s ->
+                                                s instanceof PartitionSplitState p
+                                                        && p.barrierMicros()
+                                                                != PartitionSplit.NO_BARRIER)
                                 .count());
         group.gauge("queryRestarts", shared::queryRestarts);
         group.counter("numRecordsMutableKeyRange", shared.mutableKeyRangeRecords());
@@ -155,28 +178,38 @@ public final class ChangeStreamSourceReader<T>
     }
 
     @Override
-    public void addSplits(List<PartitionSplit> splits) {
+    public void addSplits(List<SpannerSplit> splits) {
         super.addSplits(splits);
-        // First of all, tell the enumerator where these partitions resume: after a failover its
-        // view may be ahead of this reader's restored state.
+        // First of all, tell the enumerator where these splits resume: after a failover its view
+        // may be ahead of this reader's restored state.
         List<SplitsResumedEvent.ResumedSplit> resumed = new ArrayList<>(splits.size());
-        for (PartitionSplit split : splits) {
-            PartitionSplitState s = states.get(split.splitId());
+        List<String> unfinishedSnapshotSplits = new ArrayList<>();
+        for (SpannerSplit split : splits) {
+            SplitState s = states.get(split.splitId());
             if (s == null) {
                 s = finishedAwaitingAck.get(split.splitId());
             }
-            resumed.add(s.resumed());
+            if (s instanceof PartitionSplitState p) {
+                resumed.add(p.resumed());
+            } else if (!s.finished()) {
+                unfinishedSnapshotSplits.add(s.token());
+            }
         }
-        context.sendSourceEventToCoordinator(new SplitsResumedEvent(resumed));
+        context.sendSourceEventToCoordinator(
+                new SplitsResumedEvent(resumed, unfinishedSnapshotSplits));
         // Reports restored with a split were maybe never seen by the enumerator: send them again,
         // and the current progress with them.
-        for (PartitionSplit split : splits) {
-            split.pendingReports().forEach(outbox::resend);
-            if (!split.pendingReports().isEmpty()) {
+        for (SpannerSplit split : splits) {
+            List<PartitionReport> pending =
+                    split instanceof PartitionSplit p
+                            ? p.pendingReports()
+                            : ((SnapshotSplit) split).pendingReports();
+            pending.forEach(outbox::resend);
+            if (!pending.isEmpty()) {
                 LOG.info(
-                        "Re-sending {} unacknowledged reports of partition {}",
-                        split.pendingReports().size(),
-                        PartitionNames.of(split.token()));
+                        "Re-sending {} unacknowledged reports of split {}",
+                        pending.size(),
+                        PartitionNames.of(split.splitId()));
             }
         }
         outbox.progressChanged();
@@ -198,8 +231,8 @@ public final class ChangeStreamSourceReader<T>
             return;
         }
         Map<String, Long> progress = new LinkedHashMap<>();
-        for (PartitionSplitState s : states.values()) {
-            if (!s.finished()) {
+        for (SplitState s : states.values()) {
+            if (s instanceof PartitionSplitState && !s.finished()) {
                 progress.put(s.token(), s.progressMicros());
             }
         }
@@ -213,8 +246,7 @@ public final class ChangeStreamSourceReader<T>
     @Override
     public void handleSourceEvents(SourceEvent event) {
         if (event instanceof ReleaseBarrierEvent release) {
-            PartitionSplitState s = states.get(release.token());
-            if (s != null) {
+            if (states.get(release.token()) instanceof PartitionSplitState s) {
                 s.release(release.micros());
             }
             shared.releaseBarrier(release.token(), release.micros());
@@ -232,25 +264,25 @@ public final class ChangeStreamSourceReader<T>
     }
 
     @Override
-    public List<PartitionSplit> snapshotState(long checkpointId) {
-        Map<String, PartitionSplit> splits = new LinkedHashMap<>();
-        for (PartitionSplit split : super.snapshotState(checkpointId)) {
+    public List<SpannerSplit> snapshotState(long checkpointId) {
+        Map<String, SpannerSplit> splits = new LinkedHashMap<>();
+        for (SpannerSplit split : super.snapshotState(checkpointId)) {
             splits.put(split.splitId(), split);
         }
-        for (PartitionSplitState s : finishedAwaitingAck.values()) {
+        for (SplitState s : finishedAwaitingAck.values()) {
             splits.put(s.token(), s.toSplit());
         }
         return new ArrayList<>(splits.values());
     }
 
     @Override
-    protected void onSplitFinished(Map<String, PartitionSplitState> finished) {
-        for (Map.Entry<String, PartitionSplitState> e : finished.entrySet()) {
-            PartitionSplitState s = states.remove(e.getKey());
+    protected void onSplitFinished(Map<String, SplitState> finished) {
+        for (Map.Entry<String, SplitState> e : finished.entrySet()) {
+            SplitState s = states.remove(e.getKey());
             if (s == null) {
                 s = e.getValue();
             }
-            if (!s.finished()) {
+            if (!s.finished() && s instanceof PartitionSplitState) {
                 // The source's end timestamp ended the split, not a partition record: the
                 // enumerator still has to learn that nothing more will come from it.
                 outbox.add(s, new PartitionReport.Finished(s.token(), config.endMicros()));
@@ -265,9 +297,12 @@ public final class ChangeStreamSourceReader<T>
     }
 
     @Override
-    protected PartitionSplitState initializedState(PartitionSplit split) {
-        PartitionSplitState state = new PartitionSplitState(split);
-        if (split.finished()) {
+    protected SplitState initializedState(SpannerSplit split) {
+        SplitState state =
+                split instanceof PartitionSplit p
+                        ? new PartitionSplitState(p)
+                        : new SnapshotSplitState((SnapshotSplit) split);
+        if (state.finished()) {
             finishedAwaitingAck.put(split.splitId(), state);
         } else {
             states.put(split.splitId(), state);
@@ -276,7 +311,7 @@ public final class ChangeStreamSourceReader<T>
     }
 
     @Override
-    protected PartitionSplit toSplitType(String splitId, PartitionSplitState state) {
+    protected SpannerSplit toSplitType(String splitId, SplitState state) {
         return state.toSplit();
     }
 

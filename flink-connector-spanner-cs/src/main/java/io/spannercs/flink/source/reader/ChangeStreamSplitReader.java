@@ -1,9 +1,12 @@
 package io.spannercs.flink.source.reader;
 
+import com.google.cloud.spanner.BatchClient;
 import com.google.cloud.spanner.DatabaseClient;
 import io.spannercs.flink.source.config.ChangeStreamQuery;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.split.PartitionSplit;
+import io.spannercs.flink.source.split.SnapshotSplit;
+import io.spannercs.flink.source.split.SpannerSplit;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -24,15 +27,16 @@ import org.apache.flink.connector.base.source.reader.splitreader.SplitsChange;
  * maxConcurrentPartitionsPerReader} unblocked queries run at once; the rest wait their turn.
  */
 @Internal
-public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord, PartitionSplit> {
+public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord, SpannerSplit> {
     private static final int MAX_RECORDS_PER_FETCH = 2048;
     private static final long MAX_WAIT_MILLIS = 50;
 
     private final SpannerSourceConfig config;
     private final DatabaseClient client;
+    private final BatchClient batchClient;
     private final Executor queryThreads;
     private final ReaderSharedState shared;
-    private final Map<String, PartitionStream> streams = new LinkedHashMap<>();
+    private final Map<String, SplitStream> streams = new LinkedHashMap<>();
     private ChangeStreamQuery query;
     private final Object signal = new Object();
     private boolean signalled;
@@ -41,10 +45,12 @@ public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord,
     public ChangeStreamSplitReader(
             SpannerSourceConfig config,
             DatabaseClient client,
+            BatchClient batchClient,
             Executor queryThreads,
             ReaderSharedState shared) {
         this.config = config;
         this.client = client;
+        this.batchClient = batchClient;
         this.queryThreads = queryThreads;
         this.shared = shared;
         shared.setFetcherWakeUp(this::notifyData);
@@ -59,7 +65,7 @@ public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord,
         startQueriesWithinLimit();
         int budget = MAX_RECORDS_PER_FETCH;
         List<String> finished = new ArrayList<>();
-        for (PartitionStream s : streams.values()) {
+        for (SplitStream s : streams.values()) {
             RuntimeException failure = s.failure();
             if (failure != null) {
                 throw new IOException(failure.getMessage(), failure);
@@ -99,7 +105,7 @@ public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord,
     }
 
     private boolean anyReady() {
-        for (PartitionStream s : streams.values()) {
+        for (SplitStream s : streams.values()) {
             if (s.hasBufferedRecords() || s.finishedAndDrained() || s.failure() != null) {
                 return true;
             }
@@ -116,12 +122,12 @@ public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord,
 
     private void startQueriesWithinLimit() {
         int running = 0;
-        for (PartitionStream s : streams.values()) {
+        for (SplitStream s : streams.values()) {
             if (s.started() && !s.blocked()) {
                 running++;
             }
         }
-        for (PartitionStream s : streams.values()) {
+        for (SplitStream s : streams.values()) {
             if (running >= config.maxConcurrentPartitionsPerReader()) {
                 return;
             }
@@ -133,21 +139,33 @@ public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord,
     }
 
     @Override
-    public void handleSplitsChanges(SplitsChange<PartitionSplit> change) {
+    public void handleSplitsChanges(SplitsChange<SpannerSplit> change) {
         if (!(change instanceof SplitsAddition)) {
             throw new UnsupportedOperationException(
                     "Unsupported split change " + change.getClass().getSimpleName());
         }
-        if (query == null && !change.splits().isEmpty()) {
-            // Once per reader, on the fetcher thread: dialect and partition mode of the stream.
-            query = ChangeStreamQuery.detect(client, config);
-            shared.setPartitionMode(query.partitionMode());
-        }
-        for (PartitionSplit split : change.splits()) {
+        for (SpannerSplit split : change.splits()) {
+            if (split instanceof SnapshotSplit s) {
+                streams.put(
+                        s.splitId(),
+                        new SnapshotStream(s, config, batchClient, queryThreads, this::notifyData));
+                continue;
+            }
+            if (query == null) {
+                // Once per reader, on the fetcher thread: dialect and partition mode of the stream.
+                query = ChangeStreamQuery.detect(client, config);
+                shared.setPartitionMode(query.partitionMode());
+            }
             streams.put(
                     split.splitId(),
                     new PartitionStream(
-                            split, config, query, client, queryThreads, shared, this::notifyData));
+                            (PartitionSplit) split,
+                            config,
+                            query,
+                            client,
+                            queryThreads,
+                            shared,
+                            this::notifyData));
         }
         notifyData();
     }
@@ -159,7 +177,7 @@ public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord,
 
     @Override
     public void close() {
-        streams.values().forEach(PartitionStream::close);
+        streams.values().forEach(SplitStream::close);
         streams.clear();
     }
 }

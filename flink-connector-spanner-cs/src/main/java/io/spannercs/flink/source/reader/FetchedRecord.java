@@ -12,9 +12,11 @@ import org.apache.flink.annotation.Internal;
  * @param micros the barrier's timestamp ({@link Kind#BARRIER}) or the partition's end ({@link
  *     Kind#PARTITION_DONE})
  * @param sources the partitions a barrier waits for
+ * @param row a snapshot row, for {@link Kind#SNAPSHOT_ROW}
  */
 @Internal
-public record FetchedRecord(Kind kind, ChangeRecord record, long micros, List<String> sources) {
+public record FetchedRecord(
+        Kind kind, ChangeRecord record, long micros, List<String> sources, SnapshotRow row) {
 
     /** What a fetched element is. */
     enum Kind {
@@ -28,21 +30,32 @@ public record FetchedRecord(Kind kind, ChangeRecord record, long micros, List<St
          */
         BARRIER,
         /** The partition's query ended after its end record(s): the partition is done. */
-        PARTITION_DONE
+        PARTITION_DONE,
+        /** A row of a snapshot split. */
+        SNAPSHOT_ROW,
+        /** A snapshot split has handed over every row of its key range. */
+        SNAPSHOT_DONE
     }
 
     static final FetchedRecord WATERMARK_TICK =
-            new FetchedRecord(Kind.WATERMARK_TICK, null, 0, List.of());
+            new FetchedRecord(Kind.WATERMARK_TICK, null, 0, List.of(), null);
 
     static FetchedRecord of(ChangeRecord record) {
-        return new FetchedRecord(Kind.RECORD, record, record.timestampMicros(), List.of());
+        return new FetchedRecord(Kind.RECORD, record, record.timestampMicros(), List.of(), null);
     }
 
     static FetchedRecord barrier(long micros, List<String> sources) {
-        return new FetchedRecord(Kind.BARRIER, null, micros, List.copyOf(sources));
+        return new FetchedRecord(Kind.BARRIER, null, micros, List.copyOf(sources), null);
     }
 
     static FetchedRecord partitionDone(long endMicros) {
-        return new FetchedRecord(Kind.PARTITION_DONE, null, endMicros, List.of());
+        return new FetchedRecord(Kind.PARTITION_DONE, null, endMicros, List.of(), null);
     }
+
+    static FetchedRecord snapshotRow(SnapshotRow row) {
+        return new FetchedRecord(Kind.SNAPSHOT_ROW, null, 0, List.of(), row);
+    }
+
+    static final FetchedRecord SNAPSHOT_DONE =
+            new FetchedRecord(Kind.SNAPSHOT_DONE, null, 0, List.of(), null);
 }

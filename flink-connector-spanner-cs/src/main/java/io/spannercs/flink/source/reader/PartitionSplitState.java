@@ -1,35 +1,29 @@
 package io.spannercs.flink.source.reader;
 
-import io.spannercs.flink.source.event.PartitionReport;
 import io.spannercs.flink.source.event.SplitsResumedEvent;
 import io.spannercs.flink.source.record.ChangeRecord;
 import io.spannercs.flink.source.split.PartitionPosition;
 import io.spannercs.flink.source.split.PartitionSplit;
-import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import org.apache.flink.annotation.Internal;
 
 /** The mutable state of a split being read, owned by the reader's task thread. */
 @Internal
-public final class PartitionSplitState {
+public final class PartitionSplitState extends SplitState {
     private final PartitionSplit initial;
     private final PartitionPosition position;
     private long barrierMicros;
     private List<String> barrierSources;
-    private final List<PartitionReport> pendingReports;
-    private boolean finished;
-    private long lastWatermarkMillis = Long.MIN_VALUE;
 
     public PartitionSplitState(PartitionSplit split) {
+        super(split.pendingReports(), split.finished());
         this.initial = split;
         this.position = split.position();
         this.barrierMicros = split.barrierMicros();
         this.barrierSources = split.barrierSources();
-        this.pendingReports = new ArrayList<>(split.pendingReports());
-        this.finished = split.finished();
     }
 
+    @Override
     public String token() {
         return initial.token();
     }
@@ -40,6 +34,7 @@ public final class PartitionSplitState {
     }
 
     /** See {@link PartitionSplit#progressOf}. */
+    @Override
     long progressMicros() {
         return PartitionSplit.progressOf(position, barrierMicros);
     }
@@ -63,34 +58,6 @@ public final class PartitionSplitState {
         return barrierMicros;
     }
 
-    void addReport(PartitionReport report) {
-        pendingReports.add(report);
-    }
-
-    List<PartitionReport> pendingReports() {
-        return pendingReports;
-    }
-
-    void acknowledge(Collection<String> ids) {
-        pendingReports.removeIf(r -> ids.contains(r.id()));
-    }
-
-    void markFinished() {
-        finished = true;
-    }
-
-    boolean finished() {
-        return finished;
-    }
-
-    long lastWatermarkMillis() {
-        return lastWatermarkMillis;
-    }
-
-    void setLastWatermarkMillis(long millis) {
-        lastWatermarkMillis = millis;
-    }
-
     /** Where this partition resumes, for the enumerator. */
     SplitsResumedEvent.ResumedSplit resumed() {
         return new SplitsResumedEvent.ResumedSplit(
@@ -100,9 +67,10 @@ public final class PartitionSplitState {
                 progressMicros(),
                 barrierMicros,
                 barrierSources,
-                finished);
+                finished());
     }
 
+    @Override
     public PartitionSplit toSplit() {
         return new PartitionSplit(
                 initial.token(),
@@ -112,7 +80,7 @@ public final class PartitionSplitState {
                 position,
                 barrierMicros,
                 barrierSources,
-                pendingReports,
-                finished);
+                pendingReports(),
+                finished());
     }
 }

@@ -63,7 +63,7 @@ import org.slf4j.LoggerFactory;
  * <p>The fetcher thread drains the buffer; draining stops at a move-in until its barrier is
  * released.
  */
-final class PartitionStream {
+final class PartitionStream implements SplitStream {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionStream.class);
     private static final long MAX_BACKOFF_MILLIS = 10_000;
     private static final Comparator<ChangeRecord> SEQUENCE_ORDER =
@@ -130,20 +130,24 @@ final class PartitionStream {
         this.ended = split.finished();
     }
 
-    String token() {
+    @Override
+    public String token() {
         return split.token();
     }
 
-    synchronized boolean started() {
+    @Override
+    public synchronized boolean started() {
         return started;
     }
 
-    synchronized boolean blocked() {
+    @Override
+    public synchronized boolean blocked() {
         return blockedAtMicros != PartitionSplit.NO_BARRIER;
     }
 
     /** Starts (or restarts) the query from the fetched position. */
-    synchronized void start() {
+    @Override
+    public synchronized void start() {
         started = true;
         if (ended || failure != null) {
             return;
@@ -439,7 +443,8 @@ final class PartitionStream {
      * Restarts a query whose retry time has come, and warns once about a query that has returned
      * nothing for much longer than the heartbeat interval; called by the fetcher thread.
      */
-    synchronized void retryIfDue() {
+    @Override
+    public synchronized void retryIfDue() {
         long now = System.nanoTime();
         if (started
                 && !running
@@ -467,7 +472,8 @@ final class PartitionStream {
     }
 
     /** The failure that ends this partition's reading, or null. */
-    synchronized RuntimeException failure() {
+    @Override
+    public synchronized RuntimeException failure() {
         return failure;
     }
 
@@ -475,7 +481,8 @@ final class PartitionStream {
      * Moves up to {@code max} records into {@code out}, stopping at a barrier that is not released
      * yet (the barrier marker itself is handed over, so the emitter can report it).
      */
-    synchronized int drain(int max, Consumer<FetchedRecord> out) {
+    @Override
+    public synchronized int drain(int max, Consumer<FetchedRecord> out) {
         if (blockedAtMicros != PartitionSplit.NO_BARRIER) {
             if (!shared.isReleased(split.token(), blockedAtMicros)) {
                 return 0;
@@ -500,11 +507,13 @@ final class PartitionStream {
     }
 
     /** Whether every record has been drained and the partition (or source window) is over. */
-    synchronized boolean finishedAndDrained() {
+    @Override
+    public synchronized boolean finishedAndDrained() {
         return ended && buffer.isEmpty();
     }
 
-    synchronized boolean hasBufferedRecords() {
+    @Override
+    public synchronized boolean hasBufferedRecords() {
         return !buffer.isEmpty() && blockedAtMicros == PartitionSplit.NO_BARRIER;
     }
 
@@ -516,7 +525,8 @@ final class PartitionStream {
         return endDelivered;
     }
 
-    synchronized void close() {
+    @Override
+    public synchronized void close() {
         generation++; // whatever the running query still does is ignored
         ended = true;
         running = false;

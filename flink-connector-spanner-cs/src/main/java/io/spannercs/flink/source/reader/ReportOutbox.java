@@ -11,7 +11,7 @@ final class ReportOutbox {
     private final List<PartitionReport> reports = new ArrayList<>();
     private boolean progressChanged;
 
-    void add(PartitionSplitState state, PartitionReport report) {
+    void add(SplitState state, PartitionReport report) {
         state.addReport(report);
         reports.add(report);
     }

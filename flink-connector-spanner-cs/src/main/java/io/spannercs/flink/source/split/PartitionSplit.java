@@ -4,7 +4,6 @@ import io.spannercs.flink.source.event.PartitionReport;
 import java.util.List;
 import java.util.Objects;
 import org.apache.flink.annotation.Internal;
-import org.apache.flink.api.connector.source.SourceSplit;
 
 /**
  * One change stream partition and how far it has been read.
@@ -13,7 +12,7 @@ import org.apache.flink.api.connector.source.SourceSplit;
  * {@link PartitionPosition}): every record before that timestamp, and those, have been emitted.
  */
 @Internal
-public final class PartitionSplit implements SourceSplit {
+public final class PartitionSplit implements SpannerSplit {
     /** No barrier pending. */
     public static final long NO_BARRIER = Long.MIN_VALUE;
 

@@ -98,7 +98,7 @@ public final class PartitionSplitSerializer implements SimpleVersionedSerializer
                 token, start, end, parents, position, barrier, sources, reports, finished);
     }
 
-    static void writeReport(PartitionReport r, DataOutputView out) throws IOException {
+    public static void writeReport(PartitionReport r, DataOutputView out) throws IOException {
         if (r instanceof PartitionReport.Discovered d) {
             out.writeByte(1);
             out.writeUTF(d.token());
@@ -123,12 +123,16 @@ public final class PartitionSplitSerializer implements SimpleVersionedSerializer
             out.writeUTF(m.token());
             out.writeLong(m.micros());
             writeStrings(m.destinations(), out);
+        } else if (r instanceof PartitionReport.SnapshotFinished f) {
+            out.writeByte(5);
+            out.writeUTF(f.token());
+            out.writeLong(f.rows());
         } else {
             throw new IOException("Unknown report " + r);
         }
     }
 
-    static PartitionReport readReport(DataInputView in) throws IOException {
+    public static PartitionReport readReport(DataInputView in) throws IOException {
         byte kind = in.readByte();
         switch (kind) {
             case 1:
@@ -151,6 +155,8 @@ public final class PartitionSplitSerializer implements SimpleVersionedSerializer
                         in.readUTF(), in.readLong(), readStrings(in));
             case 4:
                 return new PartitionReport.MovedOut(in.readUTF(), in.readLong(), readStrings(in));
+            case 5:
+                return new PartitionReport.SnapshotFinished(in.readUTF(), in.readLong());
             default:
                 throw new IOException("Unknown report kind " + kind + " in split state");
         }

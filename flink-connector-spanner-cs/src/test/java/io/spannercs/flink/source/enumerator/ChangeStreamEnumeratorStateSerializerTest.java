@@ -7,6 +7,8 @@ import io.spannercs.flink.source.event.PartitionReport;
 import io.spannercs.flink.source.split.PartitionPosition;
 import io.spannercs.flink.source.split.PartitionSplit;
 import io.spannercs.flink.source.split.PartitionSplitSerializer;
+import io.spannercs.flink.source.split.SnapshotKey;
+import io.spannercs.flink.source.split.SnapshotSplit;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -88,7 +90,36 @@ class ChangeStreamEnumeratorStateSerializerTest {
     @Test
     void roundTripsTheInitialState() throws IOException {
         ChangeStreamEnumeratorState state = ChangeStreamEnumeratorState.initial();
-        assertThat(SERIALIZER.deserialize(2, SERIALIZER.serialize(state))).isEqualTo(state);
+        assertThat(SERIALIZER.deserialize(3, SERIALIZER.serialize(state))).isEqualTo(state);
+    }
+
+    @Test
+    void roundTripsASnapshotInProgress() throws IOException {
+        SnapshotSplit waiting =
+                new SnapshotSplit(
+                        "snapshot/Orders/1",
+                        "Orders",
+                        List.of("Id", "Amount"),
+                        List.of("Id"),
+                        500,
+                        new SnapshotKey(List.of("INT64"), List.of("100")),
+                        null,
+                        new SnapshotKey(List.of("INT64"), List.of("150")),
+                        50,
+                        List.of(),
+                        false);
+        ChangeStreamEnumeratorState state =
+                sample().withSnapshot(
+                                new SnapshotState(
+                                        SnapshotPhase.Status.READING,
+                                        500,
+                                        List.of(waiting),
+                                        Map.of("snapshot/Orders/0", 1),
+                                        List.of("snapshot/Orders/0", "snapshot/Orders/1"),
+                                        3,
+                                        300,
+                                        100));
+        assertThat(SERIALIZER.deserialize(3, SERIALIZER.serialize(state))).isEqualTo(state);
     }
 
     /**
@@ -131,9 +162,28 @@ class ChangeStreamEnumeratorStateSerializerTest {
         PartitionSplitSerializer.write(RESUME, out);
         writeStateTail(out);
 
-        assertThat(SERIALIZER.getVersion()).isEqualTo(2);
         assertThat(SERIALIZER.deserialize(2, out.getCopyOfBuffer())).isEqualTo(sample());
+    }
+
+    /** Version 3 is version 2 followed by the snapshot's state; pinned field by field. */
+    @Test
+    void writesVersion3() throws IOException {
+        DataOutputSerializer out = new DataOutputSerializer(256);
+        writeStatePartitions(out);
+        PartitionSplitSerializer.write(RESUME, out);
+        writeStateTail(out);
+        out.writeByte(SnapshotPhase.Status.NONE.ordinal());
+        out.writeLong(Long.MIN_VALUE);
+        out.writeInt(0); // unassigned snapshot splits
+        out.writeInt(0); // assigned
+        PartitionSplitSerializer.writeStrings(List.of(), out); // unfinished
+        out.writeInt(0);
+        out.writeLong(0);
+        out.writeLong(0);
+
+        assertThat(SERIALIZER.getVersion()).isEqualTo(3);
         assertThat(SERIALIZER.serialize(sample())).isEqualTo(out.getCopyOfBuffer());
+        assertThat(SERIALIZER.deserialize(3, out.getCopyOfBuffer())).isEqualTo(sample());
     }
 
     private static void writeStatePartitions(DataOutputSerializer out) throws IOException {
@@ -187,17 +237,17 @@ class ChangeStreamEnumeratorStateSerializerTest {
     @Test
     void rejectsUnknownVersions() throws IOException {
         byte[] bytes = SERIALIZER.serialize(sample());
-        assertThatThrownBy(() -> SERIALIZER.deserialize(3, bytes))
+        assertThatThrownBy(() -> SERIALIZER.deserialize(4, bytes))
                 .isInstanceOf(IOException.class)
-                .hasMessageContaining("version 3")
-                .hasMessageContaining("reads versions 1 and 2");
+                .hasMessageContaining("version 4")
+                .hasMessageContaining("reads versions 1 to 3");
     }
 
     @Test
     void rejectsTrailingBytes() throws IOException {
         byte[] bytes = SERIALIZER.serialize(sample());
         byte[] longer = Arrays.copyOf(bytes, bytes.length + 1);
-        assertThatThrownBy(() -> SERIALIZER.deserialize(2, longer)).isInstanceOf(IOException.class);
+        assertThatThrownBy(() -> SERIALIZER.deserialize(3, longer)).isInstanceOf(IOException.class);
     }
 
     @Test

@@ -6,6 +6,7 @@ import io.spannercs.flink.source.event.PartitionReport.NewPartition;
 import io.spannercs.flink.source.event.ReaderReportsEvent;
 import io.spannercs.flink.source.event.SplitsResumedEvent;
 import io.spannercs.flink.source.split.PartitionSplit;
+import io.spannercs.flink.source.split.SpannerSplit;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -143,8 +144,16 @@ final class EnumeratorHarness implements AutoCloseable {
     /** Every split assigned so far, in order. */
     List<Map.Entry<Integer, PartitionSplit>> assignments() {
         List<Map.Entry<Integer, PartitionSplit>> out = new ArrayList<>();
-        for (SplitsAssignment<PartitionSplit> a : context.getSplitsAssignmentSequence()) {
-            a.assignment().forEach((r, splits) -> splits.forEach(s -> out.add(Map.entry(r, s))));
+        for (SplitsAssignment<SpannerSplit> a : context.getSplitsAssignmentSequence()) {
+            a.assignment()
+                    .forEach(
+                            (r, splits) ->
+                                    splits.forEach(
+                                            s -> {
+                                                if (s instanceof PartitionSplit p) {
+                                                    out.add(Map.entry(r, p));
+                                                }
+                                            }));
         }
         return out;
     }

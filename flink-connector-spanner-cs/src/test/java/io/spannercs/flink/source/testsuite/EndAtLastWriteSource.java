@@ -2,7 +2,7 @@ package io.spannercs.flink.source.testsuite;
 
 import io.spannercs.flink.source.SpannerChangeStreamSource;
 import io.spannercs.flink.source.enumerator.ChangeStreamEnumeratorState;
-import io.spannercs.flink.source.split.PartitionSplit;
+import io.spannercs.flink.source.split.SpannerSplit;
 import java.time.Instant;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.source.Boundedness;
@@ -27,7 +27,7 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
  * the external context's registry, which lives in this JVM (MiniCluster only).
  */
 final class EndAtLastWriteSource
-        implements Source<String, PartitionSplit, ChangeStreamEnumeratorState>,
+        implements Source<String, SpannerSplit, ChangeStreamEnumeratorState>,
                 ResultTypeQueryable<String> {
     private static final long serialVersionUID = 1L;
 
@@ -51,26 +51,26 @@ final class EndAtLastWriteSource
     }
 
     @Override
-    public SourceReader<String, PartitionSplit> createReader(SourceReaderContext context)
+    public SourceReader<String, SpannerSplit> createReader(SourceReaderContext context)
             throws Exception {
         return delegate().createReader(context);
     }
 
     @Override
-    public SplitEnumerator<PartitionSplit, ChangeStreamEnumeratorState> createEnumerator(
-            SplitEnumeratorContext<PartitionSplit> context) throws Exception {
+    public SplitEnumerator<SpannerSplit, ChangeStreamEnumeratorState> createEnumerator(
+            SplitEnumeratorContext<SpannerSplit> context) throws Exception {
         return delegate().createEnumerator(context);
     }
 
     @Override
-    public SplitEnumerator<PartitionSplit, ChangeStreamEnumeratorState> restoreEnumerator(
-            SplitEnumeratorContext<PartitionSplit> context, ChangeStreamEnumeratorState state)
+    public SplitEnumerator<SpannerSplit, ChangeStreamEnumeratorState> restoreEnumerator(
+            SplitEnumeratorContext<SpannerSplit> context, ChangeStreamEnumeratorState state)
             throws Exception {
         return delegate().restoreEnumerator(context, state);
     }
 
     @Override
-    public SimpleVersionedSerializer<PartitionSplit> getSplitSerializer() {
+    public SimpleVersionedSerializer<SpannerSplit> getSplitSerializer() {
         return delegate().getSplitSerializer();
     }
 

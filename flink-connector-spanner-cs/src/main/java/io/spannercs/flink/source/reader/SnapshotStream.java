@@ -1,0 +1,342 @@
+package io.spannercs.flink.source.reader;
+
+import com.google.cloud.Timestamp;
+import com.google.cloud.spanner.BatchClient;
+import com.google.cloud.spanner.BatchReadOnlyTransaction;
+import com.google.cloud.spanner.ErrorCode;
+import com.google.cloud.spanner.ResultSet;
+import com.google.cloud.spanner.SpannerException;
+import com.google.cloud.spanner.TimestampBound;
+import io.spannercs.flink.source.config.SpannerErrors;
+import io.spannercs.flink.source.config.SpannerSourceConfig;
+import io.spannercs.flink.source.split.SnapshotKey;
+import io.spannercs.flink.source.split.SnapshotSplit;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads one snapshot split: its key range of one table at the snapshot timestamp, through a {@code
+ * BatchClient} read-only transaction at that timestamp, in primary-key order, on a thread of the
+ * reader's query pool. Rows are converted there and go into a bounded buffer (a full buffer stops
+ * the read: gRPC flow control holds the rest in Spanner). A transient error restarts the read after
+ * the last row fetched; the split's position (the last row emitted) lets a restored split do the
+ * same, so every row of the range is emitted once.
+ */
+final class SnapshotStream implements SplitStream {
+    private static final Logger LOG = LoggerFactory.getLogger(SnapshotStream.class);
+    private static final long MAX_BACKOFF_MILLIS = 10_000;
+
+    private final SnapshotSplit split;
+    private final SpannerSourceConfig config;
+    private final BatchClient client;
+    private final Executor queryThreads;
+    private final Runnable onData;
+    private final List<String> readColumns;
+    private final ArrayDeque<FetchedRecord> buffer = new ArrayDeque<>();
+
+    private SnapshotKey fetched; // the key of the last row put into the buffer
+    private ResultSet resultSet;
+    private boolean running;
+    private long generation;
+    private boolean started;
+    private boolean ended;
+    private RuntimeException failure;
+    private int attempts;
+    private long retryAtNanos;
+
+    SnapshotStream(
+            SnapshotSplit split,
+            SpannerSourceConfig config,
+            BatchClient client,
+            Executor queryThreads,
+            Runnable onData) {
+        this.split = split;
+        this.config = config;
+        this.client = client;
+        this.queryThreads = queryThreads;
+        this.onData = onData;
+        this.fetched = split.lastEmitted();
+        this.ended = split.finished();
+        // Key columns first, so that the key of a row is its first columns.
+        List<String> columns = new ArrayList<>(split.keyColumns());
+        for (String c : split.columns()) {
+            if (!split.keyColumns().contains(c)) {
+                columns.add(c);
+            }
+        }
+        this.readColumns = List.copyOf(columns);
+    }
+
+    @Override
+    public String token() {
+        return split.splitId();
+    }
+
+    @Override
+    public synchronized boolean started() {
+        return started;
+    }
+
+    @Override
+    public boolean blocked() {
+        return false;
+    }
+
+    @Override
+    public synchronized void start() {
+        started = true;
+        if (ended || failure != null) {
+            return;
+        }
+        long current = ++generation;
+        running = true;
+        SnapshotKey after = fetched;
+        queryThreads.execute(() -> runRead(current, after));
+    }
+
+    private void runRead(long read, SnapshotKey after) {
+        BatchReadOnlyTransaction txn = null;
+        try {
+            txn =
+                    client.batchReadOnlyTransaction(
+                            TimestampBound.ofReadTimestamp(
+                                    Timestamp.ofTimeMicroseconds(split.snapshotMicros())));
+            try (ResultSet rs = txn.read(split.table(), split.remaining(after), readColumns)) {
+                synchronized (this) {
+                    if (read != generation) {
+                        return;
+                    }
+                    resultSet = rs;
+                }
+                Map<String, String> columnTypes = null;
+                while (rs.next()) {
+                    if (columnTypes == null) {
+                        columnTypes = columnTypes(rs);
+                    }
+                    SnapshotRow row = row(rs, columnTypes);
+                    boolean wasEmpty;
+                    synchronized (this) {
+                        if (read != generation) {
+                            return;
+                        }
+                        wasEmpty = buffer.isEmpty();
+                        buffer.add(FetchedRecord.snapshotRow(row));
+                        fetched = row.key();
+                        attempts = 0;
+                    }
+                    if (wasEmpty) {
+                        onData.run();
+                    }
+                    if (!awaitRoom(read)) {
+                        return;
+                    }
+                }
+            }
+            synchronized (this) {
+                if (read != generation) {
+                    return;
+                }
+                resultSet = null;
+                running = false;
+                buffer.add(FetchedRecord.SNAPSHOT_DONE);
+                ended = true;
+            }
+            onData.run();
+        } catch (SpannerException e) {
+            onReadFailed(read, e);
+        } catch (RuntimeException | Error e) {
+            synchronized (this) {
+                if (read != generation) {
+                    return;
+                }
+                running = false;
+                failure =
+                        new IllegalStateException(
+                                describe() + ": cannot convert a row: " + e.getMessage(), e);
+            }
+            onData.run();
+        } finally {
+            if (txn != null) {
+                try {
+                    txn.close();
+                } catch (RuntimeException ignored) {
+                    // nothing to release that the session does not release itself
+                }
+            }
+            synchronized (this) {
+                if (read == generation) {
+                    resultSet = null;
+                }
+            }
+        }
+    }
+
+    /** Type names of the columns in table order. */
+    private Map<String, String> columnTypes(ResultSet rs) {
+        Map<String, String> byName = new LinkedHashMap<>();
+        for (int i = 0; i < readColumns.size(); i++) {
+            byName.put(readColumns.get(i), SnapshotValues.typeName(rs.getColumnType(i)));
+        }
+        Map<String, String> out = new LinkedHashMap<>();
+        split.columns().forEach(c -> out.put(c, byName.get(c)));
+        return Collections.unmodifiableMap(out);
+    }
+
+    private SnapshotRow row(ResultSet rs, Map<String, String> columnTypes) {
+        int keyCount = split.keyColumns().size();
+        Map<String, Object> byName = new LinkedHashMap<>();
+        for (int i = 0; i < readColumns.size(); i++) {
+            byName.put(readColumns.get(i), SnapshotValues.value(rs, i));
+        }
+        Map<String, Object> keys = new LinkedHashMap<>();
+        Map<String, Object> values = new LinkedHashMap<>();
+        for (String c : split.columns()) {
+            (split.keyColumns().contains(c) ? keys : values).put(c, byName.get(c));
+        }
+        return new SnapshotRow(SnapshotKey.of(rs, keyCount), keys, values, columnTypes);
+    }
+
+    private synchronized boolean awaitRoom(long read) {
+        while (read == generation && buffer.size() >= config.bufferedRecordsPerPartition()) {
+            try {
+                wait();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return read == generation;
+    }
+
+    private void onReadFailed(long read, SpannerException e) {
+        synchronized (this) {
+            if (read != generation) {
+                return;
+            }
+            resultSet = null;
+            running = false;
+            if (retryable(e.getErrorCode())) {
+                attempts++;
+                long backoff = Math.min(MAX_BACKOFF_MILLIS, 100L << Math.min(attempts, 10));
+                retryAtNanos = System.nanoTime() + backoff * 1_000_000L;
+                LOG.warn(
+                        "{} failed ({}), retrying in {} ms (attempt {})",
+                        describe(),
+                        e.getErrorCode(),
+                        backoff,
+                        attempts);
+            } else if (e.getErrorCode() == ErrorCode.FAILED_PRECONDITION
+                    || e.getErrorCode() == ErrorCode.OUT_OF_RANGE) {
+                failure =
+                        new IllegalStateException(
+                                describe()
+                                        + " failed: "
+                                        + SpannerErrors.describe(e)
+                                        + ". The snapshot timestamp "
+                                        + Instant.ofEpochSecond(0, split.snapshotMicros() * 1000)
+                                        + " must stay within the database's"
+                                        + " version_retention_period until the snapshot ends:"
+                                        + " raise it (ALTER DATABASE "
+                                        + config.databaseId()
+                                        + " SET OPTIONS (version_retention_period = '1d')), or"
+                                        + " give the job more parallelism so the snapshot ends"
+                                        + " sooner.",
+                                SpannerErrors.forUsers(e));
+            } else {
+                failure =
+                        new IllegalStateException(
+                                describe() + " failed: " + SpannerErrors.explain(e, config),
+                                SpannerErrors.forUsers(e));
+            }
+        }
+        onData.run();
+    }
+
+    private static boolean retryable(ErrorCode code) {
+        switch (code) {
+            case UNAVAILABLE:
+            case DEADLINE_EXCEEDED:
+            case ABORTED:
+            case RESOURCE_EXHAUSTED:
+            case INTERNAL:
+            case CANCELLED:
+            case UNKNOWN:
+                return true;
+            default:
+                return false;
+        }
+    }
+
+    private String describe() {
+        return "Snapshot of table "
+                + split.table()
+                + " in "
+                + config.databaseName()
+                + " (split "
+                + split.splitId()
+                + ")";
+    }
+
+    @Override
+    public synchronized void retryIfDue() {
+        if (started
+                && !running
+                && !ended
+                && failure == null
+                && retryAtNanos != 0
+                && System.nanoTime() >= retryAtNanos) {
+            retryAtNanos = 0;
+            start();
+        }
+    }
+
+    @Override
+    public synchronized RuntimeException failure() {
+        return failure;
+    }
+
+    @Override
+    public synchronized int drain(int max, Consumer<FetchedRecord> out) {
+        int n = 0;
+        while (n < max && !buffer.isEmpty()) {
+            out.accept(buffer.poll());
+            n++;
+        }
+        if (n > 0 && buffer.size() < config.bufferedRecordsPerPartition()) {
+            notifyAll();
+        }
+        return n;
+    }
+
+    @Override
+    public synchronized boolean finishedAndDrained() {
+        return ended && buffer.isEmpty();
+    }
+
+    @Override
+    public synchronized boolean hasBufferedRecords() {
+        return !buffer.isEmpty();
+    }
+
+    @Override
+    public synchronized void close() {
+        generation++;
+        ended = true;
+        running = false;
+        notifyAll();
+        if (resultSet != null) {
+            ResultSet rs = resultSet;
+            resultSet = null;
+            rs.close();
+        }
+    }
+}
