@@ -235,10 +235,10 @@ public final class EmulatorMain {
         if (options.churnInterval != null) {
             sb.append("; churn every ").append(formatDuration(options.churnInterval));
         }
+        sb.append("; version_retention_period ").append(emulator.database().versionRetention());
         if (!options.edgeCases.isEmpty()) {
             sb.append("; edge cases ").append(options.edgeCases);
         }
-        sb.append("; version_retention_period ").append(emulator.database().versionRetention());
         return sb.toString();
     }
 
