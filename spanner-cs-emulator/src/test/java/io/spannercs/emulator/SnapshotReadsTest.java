@@ -764,12 +764,20 @@ class SnapshotReadsTest {
                                                         TimestampBound.ofExactStaleness(
                                                                 2, TimeUnit.HOURS))
                                                 .read("C", KeySet.all(), List.of("A"))),
-                        () ->
-                                clients.spanner()
-                                        .getBatchClient(dbId())
-                                        .batchReadOnlyTransaction(
-                                                TimestampBound.ofReadTimestamp(beforeCreation))
-                                        .getReadTimestamp())) {
+                        () -> {
+                            // Beginning the transaction works (as in Google's emulator); its
+                            // reads and partitions fail.
+                            BatchReadOnlyTransaction txn =
+                                    clients.spanner()
+                                            .getBatchClient(dbId())
+                                            .batchReadOnlyTransaction(
+                                                    TimestampBound.ofReadTimestamp(beforeCreation));
+                            txn.partitionRead(
+                                    PartitionOptions.getDefaultInstance(),
+                                    "C",
+                                    KeySet.all(),
+                                    List.of("A"));
+                        })) {
             assertThatThrownBy(read::run)
                     .isInstanceOfSatisfying(
                             SpannerException.class,

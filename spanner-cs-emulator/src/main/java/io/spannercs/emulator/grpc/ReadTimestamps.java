@@ -31,11 +31,21 @@ final class ReadTimestamps {
 
     private ReadTimestamps() {}
 
+    /** For a read or query now: checks that the timestamp can still be read. */
     static long resolve(TransactionOptions.ReadOnly readOnly, EmulatedDatabase db) {
+        return resolve(readOnly, db, true);
+    }
+
+    /**
+     * @param checkReadable false for BeginTransaction: like Google's emulator, a transaction may
+     *     begin at a timestamp past the retention period; its reads fail
+     */
+    static long resolve(
+            TransactionOptions.ReadOnly readOnly, EmulatedDatabase db, boolean checkReadable) {
         Database d = db.database();
         switch (readOnly.getTimestampBoundCase()) {
             case READ_TIMESTAMP:
-                return exact(Timestamps.toMicros(readOnly.getReadTimestamp()), d);
+                return exact(Timestamps.toMicros(readOnly.getReadTimestamp()), d, checkReadable);
             case MIN_READ_TIMESTAMP:
                 {
                     long min = Timestamps.toMicros(readOnly.getMinReadTimestamp());
@@ -46,7 +56,9 @@ final class ReadTimestamps {
             case EXACT_STALENESS:
                 {
                     long t = d.strongReadMicros() - durationMicros(readOnly.getExactStaleness());
-                    checkReadable(t, d);
+                    if (checkReadable) {
+                        checkReadable(t, d);
+                    }
                     return t;
                 }
             case MAX_STALENESS:
@@ -57,13 +69,15 @@ final class ReadTimestamps {
     }
 
     /** A read at exactly {@code atMicros}: checked, waited for, and made repeatable. */
-    static long exact(long atMicros, Database d) {
+    static long exact(long atMicros, Database d, boolean checkReadable) {
         if (atMicros < 0) {
             throw Status.INVALID_ARGUMENT
                     .withDescription("Invalid exact read timestamp: " + format(atMicros))
                     .asRuntimeException();
         }
-        checkReadable(atMicros, d);
+        if (checkReadable) {
+            checkReadable(atMicros, d);
+        }
         checkNotTooFar(atMicros);
         awaitClock(atMicros);
         d.publishReadTimestamp(atMicros);

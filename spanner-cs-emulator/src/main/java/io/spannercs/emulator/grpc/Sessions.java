@@ -92,7 +92,9 @@ final class Sessions {
         ByteString id = ByteString.copyFrom("txn-" + ids.incrementAndGet(), StandardCharsets.UTF_8);
         boolean readOnly = options.hasReadOnly();
         long readMicros =
-                readOnly ? ReadTimestamps.resolve(options.getReadOnly(), session.database()) : 0;
+                readOnly
+                        ? ReadTimestamps.resolve(options.getReadOnly(), session.database(), false)
+                        : 0;
         TransactionState txn = new TransactionState(id, session, readOnly, readMicros, tag);
         transactions.put(id, txn);
         return txn;
@@ -150,9 +152,11 @@ final class Sessions {
                 {
                     TransactionState txn = begin(session, selector.getBegin(), null);
                     metadata.setTransaction(toProto(txn));
-                    return txn.readOnly
-                            ? txn.readMicros
-                            : session.database().database().strongReadMicros();
+                    if (!txn.readOnly) {
+                        return session.database().database().strongReadMicros();
+                    }
+                    ReadTimestamps.checkReadable(txn.readMicros, session.database().database());
+                    return txn.readMicros;
                 }
             default:
                 return session.database().database().strongReadMicros();
