@@ -90,12 +90,29 @@ final class ReadTimestamps {
      */
     static void checkReadable(long atMicros, Database d) {
         if (atMicros < d.earliestVersionMicros()) {
-            throw Status.FAILED_PRECONDITION
-                    .withDescription(
-                            "Read-only transaction timestamp "
-                                    + format(atMicros)
-                                    + " has exceeded the maximum timestamp staleness")
-                    .asRuntimeException();
+            throw tooOld(atMicros);
+        }
+    }
+
+    private static io.grpc.StatusRuntimeException tooOld(long atMicros) {
+        return Status.FAILED_PRECONDITION
+                .withDescription(
+                        "Read-only transaction timestamp "
+                                + format(atMicros)
+                                + " has exceeded the maximum timestamp staleness")
+                .asRuntimeException();
+    }
+
+    /**
+     * The table's rows at a checked timestamp; if old versions were pruned past it meanwhile (the
+     * timestamp reached the edge of the retention period), the read fails as too old.
+     */
+    static java.util.List<java.util.List<com.google.protobuf.Value>> rowsAt(
+            Database d, String table, long atMicros) {
+        try {
+            return d.read(table, atMicros);
+        } catch (IllegalArgumentException e) {
+            throw tooOld(atMicros);
         }
     }
 

@@ -487,7 +487,7 @@ public final class SpannerService extends SpannerGrpc.SpannerImplBase {
         for (ColumnDef c : def.columns()) {
             fields.add(VirtualTable.field(c.name(), c.type()));
         }
-        List<List<Value>> rows = db.database().read(def.name(), readMicros);
+        List<List<Value>> rows = ReadTimestamps.rowsAt(db.database(), def.name(), readMicros);
         if (partition != null) {
             int[] keyIndexes = TableReads.keyIndexes(def);
             java.util.Comparator<List<Value>> order =

@@ -110,7 +110,7 @@ final class TableReads {
         List<List<Value>> rows = new ArrayList<>();
         int[] keyIndexes = keyIndexes(def);
         Comparator<List<Value>> order = KeySetMatcher.keyOrder(def);
-        for (List<Value> row : db.database().read(def.name(), readMicros)) {
+        for (List<Value> row : ReadTimestamps.rowsAt(db.database(), def.name(), readMicros)) {
             List<Value> key = pick(row, keyIndexes);
             if (keys.test(key) && inPartition(key, partition, order)) {
                 rows.add(pick(row, columns));
@@ -260,7 +260,7 @@ final class TableReads {
         ReadTimestamps.checkReadable(txn.readMicros, db.database());
         int[] keyIndexes = keyIndexes(def);
         List<List<Value>> keys = new ArrayList<>();
-        for (List<Value> row : db.database().read(def.name(), txn.readMicros)) {
+        for (List<Value> row : ReadTimestamps.rowsAt(db.database(), def.name(), txn.readMicros)) {
             keys.add(pick(row, keyIndexes));
         }
         long hint =
