@@ -61,6 +61,8 @@ class SnapshotReadsTest {
                     + " AI ARRAY<INT64>, AS ARRAY<STRING(MAX)>, AF ARRAY<FLOAT64>) PRIMARY KEY (Id);\n"
                     + "CREATE TABLE Acc (Id INT64 NOT NULL, Owner STRING(MAX), Balance INT64,"
                     + " Active BOOL) PRIMARY KEY (Id);\n"
+                    + "CREATE TABLE D (G INT64 NOT NULL, Ts INT64 NOT NULL, V STRING(MAX))"
+                    + " PRIMARY KEY (G, Ts DESC);\n"
                     + "CREATE CHANGE STREAM s FOR ALL;\n";
 
     private SpannerEmulator emulator;
@@ -91,6 +93,19 @@ class SnapshotReadsTest {
         ms.add(nRow(null, "b", "null-b"));
         ms.add(nRow(1L, null, "1-null"));
         ms.add(nRow(1L, "a", "1-a"));
+        for (int g = 1; g <= 2; g++) {
+            for (int ts : new int[] {10, 30, 20}) {
+                ms.add(
+                        Mutation.newInsertBuilder("D")
+                                .set("G")
+                                .to(g)
+                                .set("Ts")
+                                .to(ts)
+                                .set("V")
+                                .to(g + "@" + ts)
+                                .build());
+            }
+        }
         written = client.write(ms);
     }
 
@@ -161,6 +176,42 @@ class SnapshotReadsTest {
                                         .addKey(Key.of(2, "y"))
                                         .build()))
                 .containsExactly("1|z|10", "2|x|20", "2|y|20", "2|z|20", "3|x|30");
+    }
+
+    @Test
+    void descendingKeyColumnsSortAndBoundRangesInKeyOrder() {
+        List<String> cols = List.of("G", "Ts", "V");
+        try (ResultSet rs = client.singleUse().read("D", KeySet.all(), cols)) {
+            assertThat(Rows.of(rs))
+                    .containsExactly(
+                            "1|30|1@30",
+                            "1|20|1@20",
+                            "1|10|1@10",
+                            "2|30|2@30",
+                            "2|20|2@20",
+                            "2|10|2@10");
+        }
+        // A range runs in key order: from Ts 30 down to (excluding) Ts 10.
+        try (ResultSet rs =
+                client.singleUse()
+                        .read(
+                                "D",
+                                KeySet.range(KeyRange.closedOpen(Key.of(1, 30), Key.of(1, 10))),
+                                cols)) {
+            assertThat(Rows.of(rs)).containsExactly("1|30|1@30", "1|20|1@20");
+        }
+        try (ResultSet rs = client.singleUse().read("D", KeySet.all(), cols, Options.limit(2))) {
+            assertThat(Rows.of(rs)).containsExactly("1|30|1@30", "1|20|1@20");
+        }
+        try (ResultSet rs =
+                client.singleUse()
+                        .executeQuery(
+                                Statement.of(
+                                        "SELECT COLUMN_NAME, COLUMN_ORDERING FROM"
+                                                + " information_schema.index_columns WHERE"
+                                                + " TABLE_NAME = 'D'"))) {
+            assertThat(Rows.of(rs)).containsExactly("G|ASC", "Ts|DESC");
+        }
     }
 
     @Test

@@ -166,11 +166,14 @@ public final class DdlParser {
         expectWord("KEY");
         expect("(");
         List<String> keys = new ArrayList<>();
+        List<Boolean> descending = new ArrayList<>();
         while (!accept(")")) {
             keys.add(identifier());
+            boolean desc = false;
             if (!acceptWord("ASC")) {
-                acceptWord("DESC");
+                desc = acceptWord("DESC");
             }
+            descending.add(desc);
             accept(",");
         }
         // INTERLEAVE IN PARENT ..., ROW DELETION POLICY (...): not modelled.
@@ -181,7 +184,7 @@ public final class DdlParser {
                 pos++;
             }
         }
-        return new TableDef(name, columns, keys);
+        return new TableDef(name, columns, keys, descending);
     }
 
     private Type parseType() {

@@ -325,6 +325,7 @@ public final class InformationSchema {
         for (TableDef t : schema.tables()) {
             int i = 1;
             for (ColumnDef c : t.keyColumns()) {
+                boolean desc = t.keyDescending(i - 1);
                 rows.add(
                         List.of(
                                 EMPTY,
@@ -334,7 +335,7 @@ public final class InformationSchema {
                                 SpannerTypes.str("PRIMARY_KEY"),
                                 SpannerTypes.str(c.name()),
                                 SpannerTypes.str(Integer.toString(i++)),
-                                SpannerTypes.str("ASC"),
+                                SpannerTypes.str(desc ? "DESC" : "ASC"),
                                 SpannerTypes.str(c.notNull() ? "NO" : "YES"),
                                 SpannerTypes.str(typeName(c.type()))));
             }

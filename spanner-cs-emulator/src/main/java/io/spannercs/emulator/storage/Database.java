@@ -632,9 +632,7 @@ public final class Database {
     /** Compares a full key with a key prefix; 0 means the key starts with the prefix. */
     private static int comparePrefix(TableDef table, List<Value> key, List<Value> prefix) {
         for (int i = 0; i < prefix.size(); i++) {
-            int c =
-                    SpannerTypes.compare(
-                            table.keyColumns().get(i).type(), key.get(i), prefix.get(i));
+            int c = table.compareKeyPart(i, key.get(i), prefix.get(i));
             if (c != 0) {
                 return c;
             }

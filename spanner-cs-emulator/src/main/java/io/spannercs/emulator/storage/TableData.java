@@ -2,7 +2,6 @@ package io.spannercs.emulator.storage;
 
 import com.google.protobuf.Value;
 import io.spannercs.emulator.schema.ColumnDef;
-import io.spannercs.emulator.schema.SpannerTypes;
 import io.spannercs.emulator.schema.TableDef;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -26,11 +25,12 @@ final class TableData {
         this.rows = new TreeMap<>(keyComparator(table));
     }
 
+    /** Key order: each key column's type order, reversed for {@code DESC} columns. */
     static Comparator<List<Value>> keyComparator(TableDef table) {
         List<ColumnDef> keys = table.keyColumns();
         return (a, b) -> {
             for (int i = 0; i < keys.size(); i++) {
-                int c = SpannerTypes.compare(keys.get(i).type(), a.get(i), b.get(i));
+                int c = table.compareKeyPart(i, a.get(i), b.get(i));
                 if (c != 0) {
                     return c;
                 }

@@ -59,6 +59,8 @@ class GoogleEmulatorSnapshotReadsComparisonTest {
                     "CREATE TABLE C (B STRING(MAX) NOT NULL, V INT64, A INT64 NOT NULL, W BOOL)"
                             + " PRIMARY KEY (A, B)",
                     "CREATE TABLE N (K1 INT64, K2 STRING(MAX), V STRING(MAX)) PRIMARY KEY (K1, K2)",
+                    "CREATE TABLE D (G INT64 NOT NULL, Ts INT64 NOT NULL, V STRING(MAX))"
+                            + " PRIMARY KEY (G, Ts DESC)",
                     "CREATE CHANGE STREAM sAll FOR ALL",
                     "CREATE CHANGE STREAM sCols FOR C(V), N",
                     "CREATE CHANGE STREAM sKeys FOR C()");
@@ -190,6 +192,19 @@ class GoogleEmulatorSnapshotReadsComparisonTest {
             }
         }
         if (!pg) {
+            for (int g = 1; g <= 2; g++) {
+                for (int ts : new int[] {10, 30, 20}) {
+                    ms.add(
+                            Mutation.newInsertBuilder("D")
+                                    .set("G")
+                                    .to(g)
+                                    .set("Ts")
+                                    .to(ts)
+                                    .set("V")
+                                    .to(g + "@" + ts)
+                                    .build());
+                }
+            }
             ms.add(
                     Mutation.newInsertBuilder("N")
                             .set("K1")
