@@ -205,6 +205,18 @@ class GoogleEmulatorSnapshotReadsComparisonTest {
                                     .build());
                 }
             }
+            // Strings sort by code point (UTF-8 bytes), not by UTF-16 unit: U+1F600 after U+E000.
+            for (String k2 : List.of("\uE000", "\uD83D\uDE00", "z", "\u00E9")) {
+                ms.add(
+                        Mutation.newInsertBuilder("N")
+                                .set("K1")
+                                .to(9)
+                                .set("K2")
+                                .to(k2)
+                                .set("V")
+                                .to("s")
+                                .build());
+            }
             ms.add(
                     Mutation.newInsertBuilder("N")
                             .set("K1")
