@@ -6,8 +6,11 @@ import io.spannercs.emulator.changestream.EdgeRuntime;
 import io.spannercs.emulator.schema.ChangeStreamDef;
 import io.spannercs.emulator.schema.Dialect;
 import io.spannercs.emulator.schema.Schema;
+import io.spannercs.emulator.schema.VersionRetention;
 import io.spannercs.emulator.storage.CommittedTransaction;
 import io.spannercs.emulator.storage.Database;
+import io.spannercs.emulator.storage.Timestamps;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,7 +24,14 @@ public final class EmulatedDatabase {
 
     EmulatedDatabase(
             String name, Schema schema, int initialPartitions, int maxPartitions, long seed) {
-        this(name, schema, initialPartitions, maxPartitions, seed, EdgeRuntime.none());
+        this(
+                name,
+                schema,
+                initialPartitions,
+                maxPartitions,
+                seed,
+                EdgeRuntime.none(),
+                VersionRetention.DEFAULT);
     }
 
     EmulatedDatabase(
@@ -30,8 +40,9 @@ public final class EmulatedDatabase {
             int initialPartitions,
             int maxPartitions,
             long seed,
-            EdgeRuntime edges) {
-        this.database = new Database(name, schema);
+            EdgeRuntime edges,
+            VersionRetention retention) {
+        this.database = new Database(name, schema, retention);
         if (edges.on(EdgeCase.SHARED_TIMESTAMPS)) {
             database.shareTimestamps(seed, () -> edges.fired(EdgeCase.SHARED_TIMESTAMPS));
         }
@@ -80,6 +91,33 @@ public final class EmulatedDatabase {
      */
     public CommittedTransaction commitSystemTransaction(List<Mutation> mutations) {
         return database.commit(mutations, "", true);
+    }
+
+    /**
+     * The table's rows at a timestamp, as a read at that timestamp returns them: columns in table
+     * order, rows in key order, values in canonical wire form (see {@link Database#read}). The
+     * ground truth for snapshot reads: exact for deletes and for several transactions that share
+     * one commit timestamp.
+     *
+     * @throws IllegalArgumentException for a timestamp older than the kept row versions
+     */
+    public List<List<com.google.protobuf.Value>> rowsAt(String table, Instant at) {
+        return database.read(table, Timestamps.toMicros(at));
+    }
+
+    /** Like {@link #rowsAt(String, Instant)}, with microseconds since the epoch. */
+    public List<List<com.google.protobuf.Value>> rowsAt(String table, long atMicros) {
+        return database.read(table, atMicros);
+    }
+
+    /** The database's {@code version_retention_period}. */
+    public VersionRetention versionRetention() {
+        return database.versionRetention();
+    }
+
+    /** Spanner's {@code earliest_version_time}: the oldest timestamp a read may use now. */
+    public Instant earliestVersionTime() {
+        return Timestamps.toInstant(database.earliestVersionMicros());
     }
 
     /** Every committed transaction with at least one row change, in commit order. */

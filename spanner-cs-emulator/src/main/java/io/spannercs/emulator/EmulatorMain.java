@@ -89,6 +89,13 @@ public final class EmulatorMain {
                             + " null-struct-elements,",
                     "                          stream-limit, transient-faults, mutable-end-limit."
                             + " Seeded by --seed.",
+                    "  --version-retention-period DUR",
+                    "                          The database's version_retention_period: how long"
+                            + " old row versions",
+                    "                          are kept for reads in the past (default 1h; 1h to"
+                            + " 7d, e.g. 90m,",
+                    "                          3600s, 2d). Reads before it fail with"
+                            + " FAILED_PRECONDITION.",
                     "  --help                  Prints this help.",
                     "",
                     "Flags take their value as the next argument or after '=' (--port=9010).",
@@ -154,7 +161,8 @@ public final class EmulatorMain {
                             .initialPartitions(options.initialPartitions)
                             .maxPartitions(options.maxPartitions)
                             .churnInterval(options.churnInterval)
-                            .edgeCases(options.edgeCases);
+                            .edgeCases(options.edgeCases)
+                            .versionRetentionPeriod(options.versionRetention.period());
             try {
                 builder.parsedSchema();
             } catch (IllegalArgumentException e) {
@@ -227,6 +235,7 @@ public final class EmulatorMain {
         if (options.churnInterval != null) {
             sb.append("; churn every ").append(formatDuration(options.churnInterval));
         }
+        sb.append("; version_retention_period ").append(emulator.database().versionRetention());
         if (!options.edgeCases.isEmpty()) {
             sb.append("; edge cases ").append(options.edgeCases);
         }
@@ -384,6 +393,8 @@ public final class EmulatorMain {
         Duration statsInterval = Duration.ofSeconds(5);
         Duration duration;
         EdgeCases edgeCases = EdgeCases.none();
+        io.spannercs.emulator.schema.VersionRetention versionRetention =
+                io.spannercs.emulator.schema.VersionRetention.DEFAULT;
         boolean help;
 
         private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h)");
@@ -493,6 +504,15 @@ public final class EmulatorMain {
                             throw new UsageException("--edge-cases: " + e.getMessage());
                         }
                         break;
+                    case "--version-retention-period":
+                        try {
+                            o.versionRetention =
+                                    io.spannercs.emulator.schema.VersionRetention.parse(value);
+                        } catch (IllegalArgumentException e) {
+                            throw new UsageException(
+                                    "--version-retention-period: " + e.getMessage());
+                        }
+                        break;
                     default:
                         throw new IllegalStateException(flag);
                 }
@@ -533,6 +553,7 @@ public final class EmulatorMain {
                 case "--stats-interval":
                 case "--duration":
                 case "--edge-cases":
+                case "--version-retention-period":
                     return true;
                 default:
                     return false;

@@ -13,6 +13,7 @@ import io.spannercs.emulator.grpc.SpannerService;
 import io.spannercs.emulator.schema.DdlParser;
 import io.spannercs.emulator.schema.Dialect;
 import io.spannercs.emulator.schema.Schema;
+import io.spannercs.emulator.schema.VersionRetention;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -67,7 +68,8 @@ public final class SpannerEmulator implements AutoCloseable {
                         config.initialPartitions,
                         config.maxPartitions,
                         config.seed,
-                        edges);
+                        edges,
+                        config.versionRetention);
         databases.put(db.name(), db);
         this.scheduler =
                 Executors.newScheduledThreadPool(
@@ -138,6 +140,7 @@ public final class SpannerEmulator implements AutoCloseable {
     private void pruneAll() {
         for (EmulatedDatabase db : databases.values()) {
             db.changeStreams().forEach(ChangeStream::prune);
+            db.database().pruneVersions();
         }
     }
 
@@ -241,6 +244,7 @@ public final class SpannerEmulator implements AutoCloseable {
         private int threads = 4;
         private EdgeCases edgeCases = EdgeCases.none();
         private double transientFaultRate = EdgeRuntime.DEFAULT_TRANSIENT_FAULT_RATE;
+        private VersionRetention versionRetention = VersionRetention.DEFAULT;
 
         private Builder() {}
 
@@ -333,6 +337,19 @@ public final class SpannerEmulator implements AutoCloseable {
                 throw new IllegalArgumentException("transientFaultRate must be within [0, 1]");
             }
             this.transientFaultRate = rate;
+            return this;
+        }
+
+        /**
+         * The database's {@code version_retention_period} (default 1 hour, Spanner's default): how
+         * long old row versions are kept for reads in the past. Spanner's range, 1 hour to 7 days.
+         * An {@code ALTER DATABASE ... SET OPTIONS (version_retention_period = ...)} in the DDL
+         * replaces it.
+         *
+         * @throws IllegalArgumentException outside 1 hour to 7 days
+         */
+        public Builder versionRetentionPeriod(Duration period) {
+            this.versionRetention = VersionRetention.of(Objects.requireNonNull(period));
             return this;
         }
 

@@ -70,6 +70,9 @@ class EmulatorMainTest {
                 "--edge-cases bogus                          | --edge-cases: unknown edge case 'bogus'",
                 "--edge-cases shared-timestamps,,stream-limit | --edge-cases: empty edge case name",
                 "--edge-cases                                | --edge-cases needs a value",
+                "--version-retention-period 30m              | it must be between 1h and 7d",
+                "--version-retention-period 8d               | --version-retention-period",
+                "--version-retention-period soon             | --version-retention-period",
             })
     void badFlagsNameTheFlagAndExitWith2(String args, String expected) {
         Run r = run(args.trim().split("\\s+"));
@@ -114,6 +117,7 @@ class EmulatorMainTest {
                         "--stats-interval",
                         "--duration",
                         "--edge-cases",
+                        "--version-retention-period",
                         "--help")) {
             assertThat(r.output()).contains("  " + flag + " ");
         }
@@ -166,6 +170,23 @@ class EmulatorMainTest {
         assertThat(r.lines().get(0)).matches(LISTENING);
         assertThat(r.lines().get(1)).endsWith("; edge cases all");
         assertThat(r.lines().get(r.lines().size() - 1)).isEqualTo("stopped");
+    }
+
+    @Test
+    void parsesTheVersionRetentionPeriod() throws Exception {
+        assertThat(EmulatorMain.Options.parse(new String[0]).versionRetention.text())
+                .isEqualTo("1h");
+        assertThat(
+                        EmulatorMain.Options.parse(
+                                        new String[] {"--version-retention-period", "2d"})
+                                .versionRetention
+                                .period())
+                .isEqualTo(java.time.Duration.ofDays(2));
+        assertThat(
+                        EmulatorMain.Options.parse(new String[] {"--version-retention-period=90m"})
+                                .versionRetention
+                                .period())
+                .isEqualTo(java.time.Duration.ofMinutes(90));
     }
 
     @Test

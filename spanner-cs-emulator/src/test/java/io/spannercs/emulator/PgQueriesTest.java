@@ -161,13 +161,13 @@ class PgQueriesTest {
                                 Statement.of(
                                         "SELECT change_stream_schema, change_stream_name, \"all\""
                                                 + " FROM information_schema.change_streams")))
-                .containsExactly("public|orders_cs|true", "public|Legacy_CS|false");
+                .containsExactly("public|orders_cs|YES", "public|Legacy_CS|NO");
         assertThat(
                         query(
                                 Statement.of(
                                         "SELECT table_name, all_columns FROM"
                                                 + " information_schema.change_stream_tables")))
-                .containsExactly("orders|false");
+                .containsExactly("orders|NO");
         assertThat(
                         query(
                                 Statement.of(

@@ -104,6 +104,62 @@ class QueriesTest {
     }
 
     @Test
+    void informationSchemaNamesTheTrackedTablesColumnsAndKeysInKeyOrder() {
+        String ddl =
+                "CREATE TABLE T (K INT64 NOT NULL, V STRING(MAX)) PRIMARY KEY (K);\n"
+                        + "CREATE TABLE C (B STRING(MAX) NOT NULL, V INT64, A INT64 NOT NULL)"
+                        + " PRIMARY KEY (A, B);\n"
+                        + "CREATE CHANGE STREAM sAll FOR ALL;\n"
+                        + "CREATE CHANGE STREAM sT FOR T(V), C;\n"
+                        + "CREATE CHANGE STREAM sK FOR C();\n";
+        try (SpannerEmulator emulator = SpannerEmulator.builder().ddl(ddl).start();
+                EmulatorClients c = new EmulatorClients(emulator)) {
+            java.util.function.Function<String, List<String>> q =
+                    sql -> {
+                        try (ResultSet rs =
+                                c.client().singleUse().executeQuery(Statement.of(sql))) {
+                            return rows(rs);
+                        }
+                    };
+            assertThat(
+                            q.apply(
+                                    "SELECT CHANGE_STREAM_NAME, ALL FROM information_schema.change_streams"))
+                    .containsExactlyInAnyOrder("sAll|true", "sT|false", "sK|false");
+            // FOR ALL streams list no tables; a column list, even an empty one, is not ALL_COLUMNS
+            // (as Google's emulator answers).
+            assertThat(
+                            q.apply(
+                                    "SELECT CHANGE_STREAM_NAME, TABLE_NAME, ALL_COLUMNS FROM"
+                                            + " information_schema.change_stream_tables"))
+                    .containsExactlyInAnyOrder("sT|T|false", "sT|C|true", "sK|C|false");
+            assertThat(
+                            q.apply(
+                                    "SELECT CHANGE_STREAM_NAME, TABLE_NAME, COLUMN_NAME FROM"
+                                            + " information_schema.change_stream_columns"))
+                    .containsExactly("sT|T|V");
+            assertThat(
+                            q.apply(
+                                    "SELECT COLUMN_NAME, ORDINAL_POSITION, COLUMN_ORDERING,"
+                                            + " SPANNER_TYPE FROM information_schema.index_columns"
+                                            + " WHERE TABLE_NAME = 'C' AND INDEX_TYPE ="
+                                            + " 'PRIMARY_KEY'"))
+                    .containsExactly("A|1|ASC|INT64", "B|2|ASC|STRING(MAX)");
+            assertThat(
+                            q.apply(
+                                    "SELECT CONSTRAINT_NAME, COLUMN_NAME, ORDINAL_POSITION FROM"
+                                            + " information_schema.key_column_usage WHERE"
+                                            + " TABLE_NAME = 'C'"))
+                    .containsExactly("PK_C|A|1", "PK_C|B|2");
+            assertThat(
+                            q.apply(
+                                    "SELECT CONSTRAINT_NAME FROM information_schema.table_constraints"
+                                            + " WHERE TABLE_NAME = 'C' AND CONSTRAINT_TYPE ="
+                                            + " 'PRIMARY KEY'"))
+                    .containsExactly("PK_C");
+        }
+    }
+
+    @Test
     void answersInformationSchema() {
         try (SpannerEmulator emulator = SpannerEmulator.builder().ddl(DDL).start();
                 EmulatorClients c = new EmulatorClients(emulator)) {

@@ -8,10 +8,18 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Faults for tests: streams that fail after some rows, partitions that answer slowly, commits that
- * are rejected. Rules keyed by partition token; {@link #ANY_PARTITION} matches every one.
+ * are rejected, table reads that fail or answer slowly. Change stream rules are keyed by partition
+ * token, {@link #ANY_PARTITION} matching every one; table read rules by table name (any case),
+ * {@link #ANY_TABLE} matching every table.
  */
 public final class FaultInjector {
     public static final String ANY_PARTITION = "*";
+
+    /** Matches every table in the read rules. */
+    public static final String ANY_TABLE = "*";
+
+    private final Map<String, StreamFailure> readFailures = new ConcurrentHashMap<>();
+    private final Map<String, Duration> readLatencies = new ConcurrentHashMap<>();
 
     private final Map<String, StreamFailure> streamFailures = new ConcurrentHashMap<>();
     private final Map<String, Duration> latencies = new ConcurrentHashMap<>();
@@ -38,6 +46,56 @@ public final class FaultInjector {
         streamFailures.put(token, new StreamFailure(afterRows, code, times));
     }
 
+    /**
+     * The next {@code times} streamed reads of the table fail with {@code code} once they have sent
+     * {@code afterRows} rows: {@code StreamingRead} and {@code ExecuteStreamingSql} on the table,
+     * with or without a partition token. A stream resumed with a resume token is a new stream and
+     * counts its rows from 0.
+     */
+    public void failReadAfterRows(String table, int afterRows, Status.Code code, int times) {
+        readFailures.put(
+                table.toLowerCase(java.util.Locale.ROOT),
+                new StreamFailure(afterRows, code, times));
+    }
+
+    /** Every row of streamed reads of the table is delayed by this much. */
+    public void setReadLatency(String table, Duration perRow) {
+        String key = table.toLowerCase(java.util.Locale.ROOT);
+        if (perRow.isZero()) {
+            readLatencies.remove(key);
+        } else {
+            readLatencies.put(key, perRow);
+        }
+    }
+
+    /** The failure to raise in a read of the table after {@code rowsSent} rows, or null. */
+    public Status readFailureFor(String table, int rowsSent) {
+        for (String key : new String[] {table.toLowerCase(java.util.Locale.ROOT), ANY_TABLE}) {
+            StreamFailure f = readFailures.get(key);
+            if (f != null && rowsSent >= f.afterRows && f.remaining.get() > 0) {
+                if (f.remaining.getAndDecrement() > 0) {
+                    return Status.fromCode(f.code)
+                            .withDescription(
+                                    "Injected fault reading table "
+                                            + table
+                                            + " after "
+                                            + rowsSent
+                                            + " rows");
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Delay before each row of streamed reads of the table. */
+    public Duration readLatencyFor(String table) {
+        Duration d = readLatencies.get(table.toLowerCase(java.util.Locale.ROOT));
+        if (d == null) {
+            d = readLatencies.get(ANY_TABLE);
+        }
+        return d == null ? Duration.ZERO : d;
+    }
+
     /** Every row of the partition's queries is delayed by this much. */
     public void setLatency(String token, Duration perRow) {
         if (perRow.isZero()) {
@@ -56,6 +114,8 @@ public final class FaultInjector {
     public void clear() {
         streamFailures.clear();
         latencies.clear();
+        readFailures.clear();
+        readLatencies.clear();
         commitRejections.set(0);
     }
 

@@ -1,8 +1,11 @@
 package io.spannercs.emulator.grpc;
 
 import com.google.protobuf.ByteString;
+import com.google.spanner.v1.ResultSetMetadata;
 import com.google.spanner.v1.Session;
+import com.google.spanner.v1.Transaction;
 import com.google.spanner.v1.TransactionOptions;
+import com.google.spanner.v1.TransactionSelector;
 import io.grpc.Status;
 import io.spannercs.emulator.EmulatedDatabase;
 import io.spannercs.emulator.storage.Timestamps;
@@ -89,7 +92,9 @@ final class Sessions {
         ByteString id = ByteString.copyFrom("txn-" + ids.incrementAndGet(), StandardCharsets.UTF_8);
         boolean readOnly = options.hasReadOnly();
         long readMicros =
-                readOnly ? ReadTimestamps.resolve(options.getReadOnly(), session.database()) : 0;
+                readOnly
+                        ? ReadTimestamps.resolve(options.getReadOnly(), session.database(), false)
+                        : 0;
         TransactionState txn = new TransactionState(id, session, readOnly, readMicros, tag);
         transactions.put(id, txn);
         return txn;
@@ -107,5 +112,54 @@ final class Sessions {
 
     void end(ByteString id) {
         transactions.remove(id);
+    }
+
+    static Transaction toProto(TransactionState txn) {
+        Transaction.Builder b = Transaction.newBuilder().setId(txn.id);
+        if (txn.readOnly) {
+            b.setReadTimestamp(Timestamps.toProto(txn.readMicros));
+        }
+        return b.build();
+    }
+
+    /**
+     * The read timestamp for a read or query; starts a transaction for an inline begin (and puts it
+     * in the metadata). A read-only transaction whose timestamp has left the version retention
+     * period fails with FAILED_PRECONDITION, as in Spanner.
+     */
+    long readMicros(
+            SessionState session,
+            TransactionSelector selector,
+            ResultSetMetadata.Builder metadata) {
+        switch (selector.getSelectorCase()) {
+            case SINGLE_USE:
+                {
+                    TransactionOptions options = selector.getSingleUse();
+                    return options.hasReadOnly()
+                            ? ReadTimestamps.resolve(options.getReadOnly(), session.database())
+                            : session.database().database().strongReadMicros();
+                }
+            case ID:
+                {
+                    TransactionState txn = transaction(selector.getId());
+                    if (!txn.readOnly) {
+                        return session.database().database().strongReadMicros();
+                    }
+                    ReadTimestamps.checkReadable(txn.readMicros, session.database().database());
+                    return txn.readMicros;
+                }
+            case BEGIN:
+                {
+                    TransactionState txn = begin(session, selector.getBegin(), null);
+                    metadata.setTransaction(toProto(txn));
+                    if (!txn.readOnly) {
+                        return session.database().database().strongReadMicros();
+                    }
+                    ReadTimestamps.checkReadable(txn.readMicros, session.database().database());
+                    return txn.readMicros;
+                }
+            default:
+                return session.database().database().strongReadMicros();
+        }
     }
 }

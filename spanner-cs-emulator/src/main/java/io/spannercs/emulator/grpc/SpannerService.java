@@ -16,6 +16,10 @@ import com.google.spanner.v1.GetSessionRequest;
 import com.google.spanner.v1.ListSessionsRequest;
 import com.google.spanner.v1.ListSessionsResponse;
 import com.google.spanner.v1.PartialResultSet;
+import com.google.spanner.v1.PartitionQueryRequest;
+import com.google.spanner.v1.PartitionReadRequest;
+import com.google.spanner.v1.PartitionResponse;
+import com.google.spanner.v1.ReadRequest;
 import com.google.spanner.v1.ResultSet;
 import com.google.spanner.v1.ResultSetMetadata;
 import com.google.spanner.v1.RollbackRequest;
@@ -23,7 +27,6 @@ import com.google.spanner.v1.Session;
 import com.google.spanner.v1.SpannerGrpc;
 import com.google.spanner.v1.StructType;
 import com.google.spanner.v1.Transaction;
-import com.google.spanner.v1.TransactionOptions;
 import com.google.spanner.v1.TransactionSelector;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -53,8 +56,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The part of {@code google.spanner.v1.Spanner} the official client needs for this product:
- * sessions, queries (change stream reads, table and {@code information_schema} selects),
- * transactions and commits with mutations. DML, Read and partitioned queries are not served.
+ * sessions, queries (change stream reads, table and {@code information_schema} selects), the Read
+ * API, partitioned reads and queries, transactions and commits with mutations. DML is not served.
  */
 public final class SpannerService extends SpannerGrpc.SpannerImplBase {
     private static final Logger LOG = LoggerFactory.getLogger(SpannerService.class);
@@ -65,7 +68,9 @@ public final class SpannerService extends SpannerGrpc.SpannerImplBase {
 
     private final Sessions sessions;
     private final ChangeStreamRequests changeStreamRequests;
+    private final TableReads reads;
     private final FaultInjector faults;
+    private final ScheduledExecutorService scheduler;
 
     public SpannerService(
             Function<String, EmulatedDatabase> databases,
@@ -81,7 +86,9 @@ public final class SpannerService extends SpannerGrpc.SpannerImplBase {
             EdgeRuntime edges) {
         this.sessions = new Sessions(databases);
         this.changeStreamRequests = new ChangeStreamRequests(scheduler, faults, edges);
+        this.reads = new TableReads(sessions);
         this.faults = faults;
+        this.scheduler = scheduler;
     }
 
     private interface Call<T> {
@@ -183,11 +190,7 @@ public final class SpannerService extends SpannerGrpc.SpannerImplBase {
     }
 
     private static Transaction toProto(Sessions.TransactionState txn) {
-        Transaction.Builder b = Transaction.newBuilder().setId(txn.id);
-        if (txn.readOnly) {
-            b.setReadTimestamp(Timestamps.toProto(txn.readMicros));
-        }
-        return b.build();
+        return Sessions.toProto(txn);
     }
 
     @Override
@@ -241,6 +244,59 @@ public final class SpannerService extends SpannerGrpc.SpannerImplBase {
                 });
     }
 
+    // ---- reads ----------------------------------------------------------------------------
+
+    @Override
+    public void read(ReadRequest request, StreamObserver<ResultSet> observer) {
+        unary(
+                observer,
+                () -> {
+                    TableReads.Prepared p = reads.prepareRead(request);
+                    ResultSet.Builder b = ResultSet.newBuilder().setMetadata(p.metadata());
+                    for (List<Value> row : p.rows()) {
+                        b.addRows(ListValue.newBuilder().addAllValues(row));
+                    }
+                    return b.build();
+                });
+    }
+
+    @Override
+    public void streamingRead(ReadRequest request, StreamObserver<PartialResultSet> observer) {
+        ServerCallStreamObserver<PartialResultSet> call =
+                (ServerCallStreamObserver<PartialResultSet>) observer;
+        try {
+            TableReads.Prepared p = reads.prepareRead(request);
+            new RowStream(
+                            call,
+                            p.metadata(),
+                            p.rows(),
+                            p.readMicros(),
+                            p.alreadySent(),
+                            p.table(),
+                            faults,
+                            scheduler)
+                    .start();
+        } catch (StatusRuntimeException e) {
+            call.onError(e);
+        } catch (RuntimeException e) {
+            LOG.warn("Emulator failed a read", e);
+            call.onError(
+                    Status.INTERNAL.withDescription("Emulator error: " + e).asRuntimeException());
+        }
+    }
+
+    @Override
+    public void partitionRead(
+            PartitionReadRequest request, StreamObserver<PartitionResponse> observer) {
+        unary(observer, () -> reads.partitionRead(request));
+    }
+
+    @Override
+    public void partitionQuery(
+            PartitionQueryRequest request, StreamObserver<PartitionResponse> observer) {
+        unary(observer, () -> reads.partitionQuery(request));
+    }
+
     // ---- queries --------------------------------------------------------------------------
 
     @Override
@@ -259,7 +315,7 @@ public final class SpannerService extends SpannerGrpc.SpannerImplBase {
                     }
                     QueryResult result = runQuery(session, request, statement);
                     ResultSet.Builder b = ResultSet.newBuilder().setMetadata(result.metadata);
-                    for (List<Value> row : result.table.rows()) {
+                    for (List<Value> row : result.rows()) {
                         b.addRows(ListValue.newBuilder().addAllValues(row));
                     }
                     return b.build();
@@ -282,12 +338,16 @@ public final class SpannerService extends SpannerGrpc.SpannerImplBase {
                 return;
             }
             QueryResult result = runQuery(session, request, statement);
-            PartialResultSet.Builder b = PartialResultSet.newBuilder().setMetadata(result.metadata);
-            for (List<Value> row : result.table.rows()) {
-                b.addAllValues(row);
-            }
-            call.onNext(b.build());
-            call.onCompleted();
+            new RowStream(
+                            call,
+                            result.metadata,
+                            result.rows(),
+                            result.readMicros,
+                            result.alreadySent,
+                            result.faultTable,
+                            faults,
+                            scheduler)
+                    .start();
         } catch (StatusRuntimeException e) {
             call.onError(e);
         } catch (RuntimeException e) {
@@ -333,13 +393,40 @@ public final class SpannerService extends SpannerGrpc.SpannerImplBase {
         }
     }
 
-    private record QueryResult(ResultSetMetadata metadata, VirtualTable table) {}
+    /**
+     * A query's result: metadata, its rows at the read timestamp, the rows a resume token says were
+     * sent already, and the user table it reads (for read faults; null otherwise).
+     */
+    private record QueryResult(
+            ResultSetMetadata metadata,
+            VirtualTable table,
+            long readMicros,
+            int alreadySent,
+            String faultTable) {
+        /** The rows still to send. */
+        List<List<Value>> rows() {
+            List<List<Value>> all = table.rows();
+            return all.subList(Math.min(alreadySent, all.size()), all.size());
+        }
+    }
 
     private QueryResult runQuery(
             Sessions.SessionState session, ExecuteSqlRequest request, SqlStatement statement) {
         ResultSetMetadata.Builder metadata = ResultSetMetadata.newBuilder();
-        long readMicros = readTimestamp(session, request.getTransaction(), metadata);
         EmulatedDatabase db = session.database();
+        Tokens.PartitionSpec partition =
+                request.getPartitionToken().isEmpty() ? null : reads.queryPartition(request);
+        long readMicros;
+        int alreadySent = 0;
+        if (!request.getResumeToken().isEmpty()) {
+            Tokens.ResumePosition pos = Tokens.parseResumeToken(request.getResumeToken());
+            readMicros = pos.readMicros();
+            alreadySent = pos.rowsSent();
+            ReadTimestamps.checkReadable(readMicros, db.database());
+        } else {
+            readMicros = sessions.readMicros(session, request.getTransaction(), metadata);
+        }
+        String faultTable = null;
         VirtualTable table;
         try {
             if (statement instanceof SqlStatement.SelectLiteral literal) {
@@ -364,12 +451,15 @@ public final class SpannerService extends SpannerGrpc.SpannerImplBase {
                                 });
                 VirtualTable source;
                 if (select.schemaName().equalsIgnoreCase("information_schema")) {
-                    source = InformationSchema.view(db.schema(), select.table());
+                    source =
+                            InformationSchema.view(
+                                    db.schema(), select.table(), db.versionRetention());
                 } else if (!select.schemaName().isEmpty() && !isPgPublic(db, select)) {
                     throw new IllegalArgumentException(
                             "Table not found: " + select.schemaName() + "." + select.table());
                 } else {
-                    source = tableAt(db, select.table(), readMicros);
+                    source = tableAt(db, select.table(), readMicros, partition);
+                    faultTable = db.schema().table(select.table()).get().name();
                 }
                 table = source.select(select.table(), select.columns(), equalities, memberships);
             }
@@ -377,7 +467,7 @@ public final class SpannerService extends SpannerGrpc.SpannerImplBase {
             throw Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException();
         }
         metadata.setRowType(StructType.newBuilder().addAllFields(table.columns()));
-        return new QueryResult(metadata.build(), table);
+        return new QueryResult(metadata.build(), table, readMicros, alreadySent, faultTable);
     }
 
     /** PostgreSQL's default schema {@code public} holds the user tables. */
@@ -385,7 +475,9 @@ public final class SpannerService extends SpannerGrpc.SpannerImplBase {
         return db.dialect() == Dialect.POSTGRESQL && select.schemaName().equals("public");
     }
 
-    private static VirtualTable tableAt(EmulatedDatabase db, String name, long readMicros) {
+    /** The table's rows at the timestamp, only those of the partition's key range if given. */
+    private static VirtualTable tableAt(
+            EmulatedDatabase db, String name, long readMicros, Tokens.PartitionSpec partition) {
         TableDef def =
                 db.schema()
                         .table(name)
@@ -395,41 +487,20 @@ public final class SpannerService extends SpannerGrpc.SpannerImplBase {
         for (ColumnDef c : def.columns()) {
             fields.add(VirtualTable.field(c.name(), c.type()));
         }
-        return new VirtualTable(fields, db.database().read(def.name(), readMicros));
-    }
-
-    /** The read timestamp for a query; starts a transaction for an inline begin. */
-    private long readTimestamp(
-            Sessions.SessionState session,
-            TransactionSelector selector,
-            ResultSetMetadata.Builder metadata) {
-        switch (selector.getSelectorCase()) {
-            case SINGLE_USE:
-                {
-                    TransactionOptions options = selector.getSingleUse();
-                    return options.hasReadOnly()
-                            ? ReadTimestamps.resolve(options.getReadOnly(), session.database())
-                            : session.database().database().strongReadMicros();
+        List<List<Value>> rows = ReadTimestamps.rowsAt(db.database(), def.name(), readMicros);
+        if (partition != null) {
+            int[] keyIndexes = TableReads.keyIndexes(def);
+            java.util.Comparator<List<Value>> order =
+                    io.spannercs.emulator.storage.KeySetMatcher.keyOrder(def);
+            List<List<Value>> in = new ArrayList<>();
+            for (List<Value> row : rows) {
+                if (TableReads.inPartition(TableReads.pick(row, keyIndexes), partition, order)) {
+                    in.add(row);
                 }
-            case ID:
-                {
-                    Sessions.TransactionState txn = sessions.transaction(selector.getId());
-                    return txn.readOnly
-                            ? txn.readMicros
-                            : session.database().database().strongReadMicros();
-                }
-            case BEGIN:
-                {
-                    Sessions.TransactionState txn =
-                            sessions.begin(session, selector.getBegin(), null);
-                    metadata.setTransaction(toProto(txn));
-                    return txn.readOnly
-                            ? txn.readMicros
-                            : session.database().database().strongReadMicros();
-                }
-            default:
-                return session.database().database().strongReadMicros();
+            }
+            rows = in;
         }
+        return new VirtualTable(fields, rows);
     }
 
     static ByteString empty() {

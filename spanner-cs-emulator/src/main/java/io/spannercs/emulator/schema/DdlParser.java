@@ -35,11 +35,53 @@ public final class DdlParser {
         return dialect == Dialect.POSTGRESQL ? PgDdlParser.parse(ddl) : parse(ddl);
     }
 
+    /**
+     * Parses DDL made only of {@code ALTER DATABASE <db> SET OPTIONS (...)} statements, as {@code
+     * UpdateDatabaseDdl} may send at run time.
+     *
+     * @return the {@code version_retention_period} the last statement set, or empty when none set
+     *     it
+     * @throws IllegalArgumentException for another statement or an invalid option value
+     */
+    public static java.util.Optional<VersionRetention> parseAlterDatabase(
+            String ddl, Dialect dialect) {
+        if (dialect == Dialect.POSTGRESQL) {
+            return PgDdlParser.parseAlterDatabase(ddl);
+        }
+        DdlParser p = new DdlParser(ddl);
+        VersionRetention retention = null;
+        while (p.pos < p.tokens.size()) {
+            if (p.accept(";")) {
+                continue;
+            }
+            if (!p.acceptWord("ALTER") || !p.acceptWord("DATABASE")) {
+                throw p.error(
+                        "The emulator's schema is fixed when it starts; at run time it only"
+                                + " accepts ALTER DATABASE <db> SET OPTIONS ("
+                                + VersionRetention.OPTION
+                                + " = '...')");
+            }
+            VersionRetention r = p.parseAlterDatabase();
+            retention = r == null ? retention : r;
+        }
+        return java.util.Optional.ofNullable(retention);
+    }
+
     private Schema parseSchema() {
         List<TableDef> tables = new ArrayList<>();
         List<ChangeStreamDef> streams = new ArrayList<>();
+        VersionRetention retention = null;
         while (pos < tokens.size()) {
             if (accept(";")) {
+                continue;
+            }
+            if (acceptWord("ALTER")) {
+                expectWord("DATABASE");
+                VersionRetention r = parseAlterDatabase();
+                retention = r == null ? retention : r;
+                if (pos < tokens.size()) {
+                    expect(";");
+                }
                 continue;
             }
             expectWord("CREATE");
@@ -55,7 +97,41 @@ public final class DdlParser {
                 expect(";");
             }
         }
-        return new Schema(tables, streams);
+        return new Schema(tables, streams, Dialect.GOOGLE_STANDARD_SQL, retention);
+    }
+
+    /**
+     * After {@code ALTER DATABASE}: {@code <db> SET OPTIONS (name = value, ...)}. The database name
+     * is not checked (the emulator serves one database). Options other than {@code
+     * version_retention_period} are accepted and ignored.
+     *
+     * @return the retention period set (the default for NULL), or null when not set
+     */
+    private VersionRetention parseAlterDatabase() {
+        identifier();
+        expectWord("SET");
+        expectWord("OPTIONS");
+        expect("(");
+        VersionRetention retention = null;
+        while (!accept(")")) {
+            String key = identifier().toLowerCase(Locale.ROOT);
+            expect("=");
+            String value = next();
+            if (key.equals(VersionRetention.OPTION)) {
+                if (value.equalsIgnoreCase("NULL")) {
+                    retention = VersionRetention.DEFAULT;
+                } else if (value.startsWith("'") || value.startsWith("\"")) {
+                    retention = VersionRetention.parse(unquote(value));
+                } else {
+                    pos--;
+                    throw error(
+                            VersionRetention.OPTION
+                                    + " takes a string such as '1h' or '7d', or NULL");
+                }
+            }
+            accept(",");
+        }
+        return retention;
     }
 
     private TableDef parseTable() {
@@ -90,11 +166,14 @@ public final class DdlParser {
         expectWord("KEY");
         expect("(");
         List<String> keys = new ArrayList<>();
+        List<Boolean> descending = new ArrayList<>();
         while (!accept(")")) {
             keys.add(identifier());
+            boolean desc = false;
             if (!acceptWord("ASC")) {
-                acceptWord("DESC");
+                desc = acceptWord("DESC");
             }
+            descending.add(desc);
             accept(",");
         }
         // INTERLEAVE IN PARENT ..., ROW DELETION POLICY (...): not modelled.
@@ -105,7 +184,7 @@ public final class DdlParser {
                 pos++;
             }
         }
-        return new TableDef(name, columns, keys);
+        return new TableDef(name, columns, keys, descending);
     }
 
     private Type parseType() {

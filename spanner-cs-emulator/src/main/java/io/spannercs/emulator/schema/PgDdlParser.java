@@ -44,11 +44,42 @@ final class PgDdlParser {
         return new PgDdlParser(ddl).parseSchema();
     }
 
+    /** See {@link DdlParser#parseAlterDatabase(String, Dialect)}. */
+    static java.util.Optional<VersionRetention> parseAlterDatabase(String ddl) {
+        PgDdlParser p = new PgDdlParser(ddl);
+        VersionRetention retention = null;
+        while (p.pos < p.tokens.size()) {
+            if (p.acceptSymbol(";")) {
+                continue;
+            }
+            if (!p.acceptWord("ALTER") || !p.acceptWord("DATABASE")) {
+                throw p.error(
+                        "The emulator's schema is fixed when it starts; at run time it only"
+                                + " accepts ALTER DATABASE <db> SET "
+                                + VersionRetention.PG_OPTION
+                                + " = '...'");
+            }
+            VersionRetention r = p.parseAlterDatabase();
+            retention = r == null ? retention : r;
+        }
+        return java.util.Optional.ofNullable(retention);
+    }
+
     private Schema parseSchema() {
         List<TableDef> tables = new ArrayList<>();
         List<ChangeStreamDef> streams = new ArrayList<>();
+        VersionRetention retention = null;
         while (pos < tokens.size()) {
             if (acceptSymbol(";")) {
+                continue;
+            }
+            if (acceptWord("ALTER")) {
+                expectWord("DATABASE");
+                VersionRetention r = parseAlterDatabase();
+                retention = r == null ? retention : r;
+                if (pos < tokens.size()) {
+                    expectSymbol(";");
+                }
                 continue;
             }
             expectWord("CREATE");
@@ -67,7 +98,39 @@ final class PgDdlParser {
                 expectSymbol(";");
             }
         }
-        return new Schema(tables, streams, Dialect.POSTGRESQL);
+        return new Schema(tables, streams, Dialect.POSTGRESQL, retention);
+    }
+
+    /**
+     * After {@code ALTER DATABASE}: {@code <db> SET spanner.version_retention_period = '2h'} (or
+     * {@code TO '2h'}, or {@code DEFAULT}), or {@code <db> RESET spanner.version_retention_period}.
+     * Other {@code spanner.*} options are accepted and ignored.
+     *
+     * @return the retention period set (the default for DEFAULT and RESET), or null when not set
+     */
+    private VersionRetention parseAlterDatabase() {
+        identifier();
+        if (acceptWord("RESET")) {
+            String option = word();
+            return option.equals(VersionRetention.PG_OPTION) ? VersionRetention.DEFAULT : null;
+        }
+        expectWord("SET");
+        String option = word();
+        if (!acceptSymbol("=") && !acceptWord("TO")) {
+            throw error("Expected '=' or TO");
+        }
+        Token value = next();
+        if (!option.equals(VersionRetention.PG_OPTION)) {
+            return null;
+        }
+        if (value.is("DEFAULT") || value.is("NULL")) {
+            return VersionRetention.DEFAULT;
+        }
+        if (value.kind() != Kind.STRING) {
+            pos--;
+            throw error(VersionRetention.PG_OPTION + " takes a string such as '1h' or '7d'");
+        }
+        return VersionRetention.parse(value.text());
     }
 
     private TableDef parseTable() {

@@ -19,6 +19,7 @@ public final class Schema {
     private final Map<String, TableDef> tables = new LinkedHashMap<>();
     private final Map<String, ChangeStreamDef> changeStreams = new LinkedHashMap<>();
     private final Dialect dialect;
+    private final VersionRetention versionRetention;
 
     /** A GoogleSQL schema. */
     public Schema(Collection<TableDef> tables, Collection<ChangeStreamDef> changeStreams) {
@@ -29,7 +30,20 @@ public final class Schema {
             Collection<TableDef> tables,
             Collection<ChangeStreamDef> changeStreams,
             Dialect dialect) {
+        this(tables, changeStreams, dialect, null);
+    }
+
+    /**
+     * @param versionRetention the database's {@code version_retention_period} as the DDL set it
+     *     ({@code ALTER DATABASE ... SET OPTIONS}), or null when the DDL does not set it
+     */
+    public Schema(
+            Collection<TableDef> tables,
+            Collection<ChangeStreamDef> changeStreams,
+            Dialect dialect,
+            VersionRetention versionRetention) {
         this.dialect = Objects.requireNonNull(dialect);
+        this.versionRetention = versionRetention;
         for (TableDef t : tables) {
             if (this.tables.put(key(t.name()), t) != null) {
                 throw new IllegalArgumentException("Duplicate name in schema: " + t.name());
@@ -74,6 +88,14 @@ public final class Schema {
     /** The dialect the DDL was written in, which is the database's dialect. */
     public Dialect dialect() {
         return dialect;
+    }
+
+    /**
+     * The {@code version_retention_period} the DDL set with {@code ALTER DATABASE}, if it set one
+     * ({@link VersionRetention#DEFAULT} when it set NULL or DEFAULT).
+     */
+    public Optional<VersionRetention> versionRetention() {
+        return Optional.ofNullable(versionRetention);
     }
 
     private static String key(String name) {

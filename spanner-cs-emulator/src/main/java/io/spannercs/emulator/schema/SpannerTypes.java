@@ -297,9 +297,30 @@ public final class SpannerTypes {
                     }
                     return Integer.compare(la.size(), lb.size());
                 }
+            case STRING:
+                return compareCodePoints(a.getStringValue(), b.getStringValue());
             default:
                 return a.getStringValue().compareTo(b.getStringValue());
         }
+    }
+
+    /**
+     * Spanner's string order: by Unicode code point, which is UTF-8 byte order (Java's {@code
+     * compareTo} compares UTF-16 units and puts U+10000 and above before U+E000..U+FFFF).
+     */
+    static int compareCodePoints(String a, String b) {
+        int i = 0;
+        int j = 0;
+        while (i < a.length() && j < b.length()) {
+            int ca = a.codePointAt(i);
+            int cb = b.codePointAt(j);
+            if (ca != cb) {
+                return Integer.compare(ca, cb);
+            }
+            i += Character.charCount(ca);
+            j += Character.charCount(cb);
+        }
+        return Integer.compare(a.length() - i, b.length() - j);
     }
 
     private static double toDouble(Value v) {

@@ -13,10 +13,27 @@ public final class TableDef {
     private final String name;
     private final List<ColumnDef> columns;
     private final List<ColumnDef> keyColumns;
+    private final List<Boolean> keyDescending;
     private final Map<String, ColumnDef> byLowerName = new LinkedHashMap<>();
 
+    /** A table whose key columns all sort ascending. */
     public TableDef(String name, List<ColumnDef> columns, List<String> keyColumnNames) {
+        this(name, columns, keyColumnNames, Collections.nCopies(keyColumnNames.size(), false));
+    }
+
+    /**
+     * @param keyDescending for each key column, whether it sorts descending ({@code DESC})
+     */
+    public TableDef(
+            String name,
+            List<ColumnDef> columns,
+            List<String> keyColumnNames,
+            List<Boolean> keyDescending) {
         this.name = name;
+        if (keyDescending.size() != keyColumnNames.size()) {
+            throw new IllegalArgumentException("One key order per key column");
+        }
+        this.keyDescending = List.copyOf(keyDescending);
         List<ColumnDef> cols = new ArrayList<>();
         for (ColumnDef c : columns) {
             boolean key = keyColumnNames.stream().anyMatch(k -> k.equalsIgnoreCase(c.name()));
@@ -53,6 +70,21 @@ public final class TableDef {
 
     public List<ColumnDef> keyColumns() {
         return keyColumns;
+    }
+
+    /** Whether the key column at this position in the key sorts descending. */
+    public boolean keyDescending(int keyIndex) {
+        return keyDescending.get(keyIndex);
+    }
+
+    /**
+     * Compares two canonical values of the key column at this position in key order: the type's
+     * order (NULLs first), reversed for a {@code DESC} column.
+     */
+    public int compareKeyPart(
+            int keyIndex, com.google.protobuf.Value a, com.google.protobuf.Value b) {
+        int c = SpannerTypes.compare(keyColumns.get(keyIndex).type(), a, b);
+        return keyDescending.get(keyIndex) ? -c : c;
     }
 
     /** Looks a column up by name, ignoring case like Spanner does. */

@@ -13,6 +13,7 @@ import io.spannercs.emulator.schema.PgTypes;
 import io.spannercs.emulator.schema.Schema;
 import io.spannercs.emulator.schema.SpannerTypes;
 import io.spannercs.emulator.schema.TableDef;
+import io.spannercs.emulator.schema.VersionRetention;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -32,17 +33,30 @@ public final class InformationSchema {
 
     private final Schema schema;
     private final boolean postgres;
+    private final VersionRetention retention;
 
-    private InformationSchema(Schema schema) {
+    private InformationSchema(Schema schema, VersionRetention retention) {
         this.schema = schema;
         this.postgres = schema.dialect() == Dialect.POSTGRESQL;
+        this.retention = retention;
     }
 
     /**
+     * The view, with the {@code version_retention_period} the schema's DDL set (1 hour if none).
+     *
      * @throws IllegalArgumentException for a view the emulator does not have
      */
     public static VirtualTable view(Schema schema, String name) {
-        InformationSchema is = new InformationSchema(schema);
+        return view(schema, name, schema.versionRetention().orElse(VersionRetention.DEFAULT));
+    }
+
+    /**
+     * The view, with the database's current {@code version_retention_period}.
+     *
+     * @throws IllegalArgumentException for a view the emulator does not have
+     */
+    public static VirtualTable view(Schema schema, String name, VersionRetention retention) {
+        InformationSchema is = new InformationSchema(schema, retention);
         VirtualTable view;
         switch (name.toLowerCase(Locale.ROOT)) {
             case "change_streams":
@@ -65,6 +79,12 @@ public final class InformationSchema {
                 break;
             case "index_columns":
                 view = is.indexColumns();
+                break;
+            case "key_column_usage":
+                view = is.keyColumnUsage();
+                break;
+            case "table_constraints":
+                view = is.tableConstraints();
                 break;
             case "database_options":
                 view = is.databaseOptions();
@@ -100,6 +120,18 @@ public final class InformationSchema {
         return Value.newBuilder().setBoolValue(b).build();
     }
 
+    /**
+     * A yes/no column: BOOL in GoogleSQL, {@code 'YES'}/{@code 'NO'} text in PostgreSQL (as
+     * PostgreSQL's information_schema writes booleans; measured on Google's emulator).
+     */
+    private StructType.Field yesNoField(String name) {
+        return field(name, postgres ? STRING : BOOL);
+    }
+
+    private Value yesNo(boolean b) {
+        return postgres ? SpannerTypes.str(b ? "YES" : "NO") : bool(b);
+    }
+
     private static List<StructType.Field> streamColumns() {
         List<StructType.Field> f = new ArrayList<>();
         f.add(field("CHANGE_STREAM_CATALOG", STRING));
@@ -118,11 +150,11 @@ public final class InformationSchema {
 
     private VirtualTable changeStreams() {
         List<StructType.Field> cols = streamColumns();
-        cols.add(field("ALL", BOOL));
+        cols.add(yesNoField("ALL"));
         List<List<Value>> rows = new ArrayList<>();
         for (ChangeStreamDef cs : schema.changeStreams()) {
             List<Value> r = streamRow(cs);
-            r.add(bool(cs.forAll()));
+            r.add(yesNo(cs.forAll()));
             rows.add(r);
         }
         return new VirtualTable(cols, rows);
@@ -160,7 +192,7 @@ public final class InformationSchema {
         cols.add(field("TABLE_CATALOG", STRING));
         cols.add(field("TABLE_SCHEMA", STRING));
         cols.add(field("TABLE_NAME", STRING));
-        cols.add(field("ALL_COLUMNS", BOOL));
+        cols.add(yesNoField("ALL_COLUMNS"));
         List<List<Value>> rows = new ArrayList<>();
         for (ChangeStreamDef cs : schema.changeStreams()) {
             for (TableDef t : schema.tables()) {
@@ -168,12 +200,14 @@ public final class InformationSchema {
                 if (cs.forAll() || !cs.watchesTable(t.name())) {
                     continue;
                 }
-                boolean all = t.columns().stream().allMatch(c -> cs.watchesColumn(t.name(), c));
+                // ALL_COLUMNS: the FOR clause names the table without a column list. A list that
+                // happens to name every non-key column is still a list (measured on Google's
+                // emulator), and so is t() (key columns only).
                 List<Value> r = streamRow(cs);
                 r.add(EMPTY);
                 r.add(userSchema());
                 r.add(SpannerTypes.str(t.name()));
-                r.add(bool(all));
+                r.add(yesNo(columnList(cs, t) == null));
                 rows.add(r);
             }
         }
@@ -207,12 +241,18 @@ public final class InformationSchema {
     }
 
     private static boolean listsColumn(ChangeStreamDef cs, TableDef t, ColumnDef c) {
+        List<String> list = columnList(cs, t);
+        return list != null && list.stream().anyMatch(n -> n.equalsIgnoreCase(c.name()));
+    }
+
+    /** The column list the FOR clause gives the table, or null when it names the whole table. */
+    private static List<String> columnList(ChangeStreamDef cs, TableDef t) {
         for (Map.Entry<String, List<String>> e : cs.watchedColumns().entrySet()) {
-            if (e.getKey().equalsIgnoreCase(t.name()) && e.getValue() != null) {
-                return e.getValue().stream().anyMatch(n -> n.equalsIgnoreCase(c.name()));
+            if (e.getKey().equalsIgnoreCase(t.name())) {
+                return e.getValue();
             }
         }
-        return false;
+        return null;
     }
 
     private VirtualTable tables() {
@@ -265,14 +305,56 @@ public final class InformationSchema {
         return new VirtualTable(cols, rows);
     }
 
+    /**
+     * The primary keys, as index {@code PRIMARY_KEY} of type {@code PRIMARY_KEY}, one row per key
+     * column with its position in the key (the emulator has no secondary indexes).
+     */
     private VirtualTable indexColumns() {
         List<StructType.Field> cols = new ArrayList<>();
         cols.add(field("TABLE_CATALOG", STRING));
         cols.add(field("TABLE_SCHEMA", STRING));
         cols.add(field("TABLE_NAME", STRING));
         cols.add(field("INDEX_NAME", STRING));
+        cols.add(field("INDEX_TYPE", STRING));
         cols.add(field("COLUMN_NAME", STRING));
         cols.add(field("ORDINAL_POSITION", INT64));
+        cols.add(field("COLUMN_ORDERING", STRING));
+        cols.add(field("IS_NULLABLE", STRING));
+        cols.add(field("SPANNER_TYPE", STRING));
+        List<List<Value>> rows = new ArrayList<>();
+        for (TableDef t : schema.tables()) {
+            int i = 1;
+            for (ColumnDef c : t.keyColumns()) {
+                boolean desc = t.keyDescending(i - 1);
+                rows.add(
+                        List.of(
+                                EMPTY,
+                                userSchema(),
+                                SpannerTypes.str(t.name()),
+                                SpannerTypes.str("PRIMARY_KEY"),
+                                SpannerTypes.str("PRIMARY_KEY"),
+                                SpannerTypes.str(c.name()),
+                                SpannerTypes.str(Integer.toString(i++)),
+                                SpannerTypes.str(desc ? "DESC" : "ASC"),
+                                SpannerTypes.str(c.notNull() ? "NO" : "YES"),
+                                SpannerTypes.str(typeName(c.type()))));
+            }
+        }
+        return new VirtualTable(cols, rows);
+    }
+
+    /** Primary key columns in key order, under constraint {@code PK_<table>}. */
+    private VirtualTable keyColumnUsage() {
+        List<StructType.Field> cols = new ArrayList<>();
+        cols.add(field("CONSTRAINT_CATALOG", STRING));
+        cols.add(field("CONSTRAINT_SCHEMA", STRING));
+        cols.add(field("CONSTRAINT_NAME", STRING));
+        cols.add(field("TABLE_CATALOG", STRING));
+        cols.add(field("TABLE_SCHEMA", STRING));
+        cols.add(field("TABLE_NAME", STRING));
+        cols.add(field("COLUMN_NAME", STRING));
+        cols.add(field("ORDINAL_POSITION", INT64));
+        cols.add(field("POSITION_IN_UNIQUE_CONSTRAINT", INT64));
         List<List<Value>> rows = new ArrayList<>();
         for (TableDef t : schema.tables()) {
             int i = 1;
@@ -281,18 +363,67 @@ public final class InformationSchema {
                         List.of(
                                 EMPTY,
                                 userSchema(),
+                                SpannerTypes.str("PK_" + t.name()),
+                                EMPTY,
+                                userSchema(),
                                 SpannerTypes.str(t.name()),
-                                SpannerTypes.str("PRIMARY_KEY"),
                                 SpannerTypes.str(c.name()),
-                                SpannerTypes.str(Integer.toString(i++))));
+                                SpannerTypes.str(Integer.toString(i++)),
+                                SpannerTypes.NULL));
             }
         }
         return new VirtualTable(cols, rows);
     }
 
     /**
-     * The database's options. Only {@code database_dialect} is listed: it is what the official
-     * client's {@code DatabaseClient.getDialect()} asks for.
+     * Each table's primary key ({@code PK_<table>}, type {@code PRIMARY KEY}) and its NOT NULL
+     * checks ({@code CK_IS_NOT_NULL_<table>_<column>}, type {@code CHECK}), named as Spanner names
+     * them.
+     */
+    private VirtualTable tableConstraints() {
+        List<StructType.Field> cols = new ArrayList<>();
+        cols.add(field("CONSTRAINT_CATALOG", STRING));
+        cols.add(field("CONSTRAINT_SCHEMA", STRING));
+        cols.add(field("CONSTRAINT_NAME", STRING));
+        cols.add(field("TABLE_CATALOG", STRING));
+        cols.add(field("TABLE_SCHEMA", STRING));
+        cols.add(field("TABLE_NAME", STRING));
+        cols.add(field("CONSTRAINT_TYPE", STRING));
+        cols.add(field("IS_DEFERRABLE", STRING));
+        cols.add(field("INITIALLY_DEFERRED", STRING));
+        cols.add(field("ENFORCED", STRING));
+        List<List<Value>> rows = new ArrayList<>();
+        for (TableDef t : schema.tables()) {
+            rows.add(constraintRow(t, "PK_" + t.name(), "PRIMARY KEY"));
+            for (ColumnDef c : t.columns()) {
+                if (c.notNull()) {
+                    rows.add(
+                            constraintRow(
+                                    t, "CK_IS_NOT_NULL_" + t.name() + "_" + c.name(), "CHECK"));
+                }
+            }
+        }
+        return new VirtualTable(cols, rows);
+    }
+
+    private List<Value> constraintRow(TableDef t, String name, String type) {
+        return List.of(
+                EMPTY,
+                userSchema(),
+                SpannerTypes.str(name),
+                EMPTY,
+                userSchema(),
+                SpannerTypes.str(t.name()),
+                SpannerTypes.str(type),
+                SpannerTypes.str("NO"),
+                SpannerTypes.str("NO"),
+                SpannerTypes.str("YES"));
+    }
+
+    /**
+     * The database's options: {@code database_dialect} (what the official client's {@code
+     * DatabaseClient.getDialect()} asks for) and {@code version_retention_period} (1h unless set,
+     * otherwise as written).
      */
     private VirtualTable databaseOptions() {
         List<StructType.Field> cols = new ArrayList<>();
@@ -309,6 +440,13 @@ public final class InformationSchema {
                         SpannerTypes.str("database_dialect"),
                         SpannerTypes.str(optionType(false)),
                         SpannerTypes.str(schema.dialect().name())));
+        rows.add(
+                List.of(
+                        EMPTY,
+                        userSchema(),
+                        SpannerTypes.str(VersionRetention.OPTION),
+                        SpannerTypes.str(optionType(false)),
+                        SpannerTypes.str(retention.text())));
         return new VirtualTable(cols, rows);
     }
 }

@@ -10,6 +10,7 @@ import io.spannercs.emulator.schema.ColumnDef;
 import io.spannercs.emulator.schema.Schema;
 import io.spannercs.emulator.schema.SpannerTypes;
 import io.spannercs.emulator.schema.TableDef;
+import io.spannercs.emulator.schema.VersionRetention;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
@@ -35,6 +36,16 @@ public final class Database {
     private final List<CommittedTransaction> groundTruth = new ArrayList<>();
     private final long createdMicros;
     private long lastMicros;
+
+    /** How long old row versions are kept for reads in the past. */
+    private volatile VersionRetention retention;
+
+    /**
+     * The greatest cutoff old versions were pruned at: reads at or after it are exact, reads before
+     * it may miss versions (after the retention period was shortened and lengthened again).
+     */
+    private long prunedBeforeMicros;
+
     private long nextTransactionId = 1;
 
     /** The commit timestamp of the commit being applied, as a TIMESTAMP value. */
@@ -67,8 +78,17 @@ public final class Database {
     private final Set<RowId> openRows = new HashSet<>();
 
     public Database(String name, Schema schema) {
+        this(name, schema, VersionRetention.DEFAULT);
+    }
+
+    /**
+     * @param retention the version retention period the database starts with; a period the schema's
+     *     DDL sets ({@code ALTER DATABASE}) replaces it
+     */
+    public Database(String name, Schema schema, VersionRetention retention) {
         this.name = name;
         this.schema = schema;
+        this.retention = schema.versionRetention().orElse(retention);
         for (TableDef t : schema.tables()) {
             tables.put(t.name().toLowerCase(Locale.ROOT), new TableData(t));
         }
@@ -87,6 +107,60 @@ public final class Database {
 
     public long createdMicros() {
         return createdMicros;
+    }
+
+    /** The database's {@code version_retention_period}. */
+    public VersionRetention versionRetention() {
+        return retention;
+    }
+
+    /**
+     * Changes the {@code version_retention_period}, as {@code ALTER DATABASE ... SET OPTIONS} does.
+     * Versions already dropped stay dropped: after a longer period is set, {@link
+     * #earliestVersionMicros()} reaches back only as far as what was kept.
+     */
+    public synchronized void setVersionRetention(VersionRetention retention) {
+        this.retention = java.util.Objects.requireNonNull(retention);
+    }
+
+    /**
+     * The oldest timestamp a read may use now: the later of the database's creation, now minus the
+     * version retention period, and the oldest time old versions are still complete for (Spanner's
+     * {@code earliest_version_time}).
+     */
+    public synchronized long earliestVersionMicros() {
+        return Math.max(
+                Math.max(createdMicros, Timestamps.nowMicros() - retention.micros()),
+                prunedBeforeMicros);
+    }
+
+    /** Drops the row versions older than the version retention period needs. */
+    public synchronized void pruneVersions() {
+        long cutoff = Timestamps.nowMicros() - retention.micros();
+        if (cutoff <= prunedBeforeMicros) {
+            return;
+        }
+        prunedBeforeMicros = cutoff;
+        for (TableData t : tables.values()) {
+            t.prune(cutoff);
+        }
+    }
+
+    /** Row versions kept in a table (live rows, old versions and deletes not yet pruned). */
+    public synchronized int versionCount(String table) {
+        return tableData(table).versionCount();
+    }
+
+    /**
+     * Makes a read at {@code atMicros} repeatable: no later commit takes a timestamp at or before
+     * it (an open shared timestamp at or before it is closed). The caller has waited until the
+     * clock passed {@code atMicros}.
+     */
+    public synchronized void publishReadTimestamp(long atMicros) {
+        if (openMicros >= 0 && openMicros <= atMicros) {
+            openMicros = -1;
+        }
+        lastMicros = Math.max(lastMicros, atMicros);
     }
 
     public void addCommitListener(CommitListener listener) {
@@ -193,8 +267,28 @@ public final class Database {
         return out;
     }
 
-    /** Rows of a table at a timestamp (columns in table order), in key order. */
+    /**
+     * Rows of a table at a timestamp (columns in table order), in key order: every commit at or
+     * before the timestamp applied, including several transactions that share the timestamp, and
+     * deleted rows left out.
+     *
+     * @throws IllegalArgumentException for a timestamp older than {@link #earliestVersionMicros()}
+     *     allows, where old versions may have been dropped
+     * @throws io.grpc.StatusRuntimeException NOT_FOUND for an unknown table
+     */
     public synchronized List<List<Value>> read(String table, long atMicros) {
+        if (atMicros < prunedBeforeMicros) {
+            throw new IllegalArgumentException(
+                    "Cannot read "
+                            + table
+                            + " at "
+                            + Timestamps.toInstant(atMicros)
+                            + ": row versions before "
+                            + Timestamps.toInstant(prunedBeforeMicros)
+                            + " were dropped (version_retention_period "
+                            + retention
+                            + ")");
+        }
         return tableData(table).readAt(atMicros);
     }
 
@@ -228,10 +322,14 @@ public final class Database {
             working = applyAll(mutations, ts);
         }
         List<RowChange> changes = new ArrayList<>();
+        long cutoff = ts - retention.micros();
+        if (cutoff > prunedBeforeMicros) {
+            prunedBeforeMicros = cutoff;
+        }
         for (Map.Entry<RowId, WorkingRow> e : working.entrySet()) {
             WorkingRow w = e.getValue();
             List<Value> after = w.current;
-            e.getKey().data.write(e.getKey().key, after, ts);
+            e.getKey().data.write(e.getKey().key, after, ts, cutoff);
             RowChange change = w.toChange(e.getKey().data.table(), e.getKey().key, after);
             if (change != null) {
                 changes.add(change);
@@ -534,9 +632,7 @@ public final class Database {
     /** Compares a full key with a key prefix; 0 means the key starts with the prefix. */
     private static int comparePrefix(TableDef table, List<Value> key, List<Value> prefix) {
         for (int i = 0; i < prefix.size(); i++) {
-            int c =
-                    SpannerTypes.compare(
-                            table.keyColumns().get(i).type(), key.get(i), prefix.get(i));
+            int c = table.compareKeyPart(i, key.get(i), prefix.get(i));
             if (c != 0) {
                 return c;
             }

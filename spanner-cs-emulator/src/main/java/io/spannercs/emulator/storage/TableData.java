@@ -2,7 +2,6 @@ package io.spannercs.emulator.storage;
 
 import com.google.protobuf.Value;
 import io.spannercs.emulator.schema.ColumnDef;
-import io.spannercs.emulator.schema.SpannerTypes;
 import io.spannercs.emulator.schema.TableDef;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -11,12 +10,10 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The rows of one table in key order, with enough old versions for reads at a past timestamp
- * (Spanner keeps one hour; so does the emulator).
+ * The rows of one table in key order, with the old versions that reads at a past timestamp within
+ * the database's version retention period need.
  */
 final class TableData {
-    static final long VERSION_RETENTION_MICROS = 3_600_000_000L;
-
     private final TableDef table;
     private final TreeMap<List<Value>, List<Version>> rows;
 
@@ -28,11 +25,12 @@ final class TableData {
         this.rows = new TreeMap<>(keyComparator(table));
     }
 
+    /** Key order: each key column's type order, reversed for {@code DESC} columns. */
     static Comparator<List<Value>> keyComparator(TableDef table) {
         List<ColumnDef> keys = table.keyColumns();
         return (a, b) -> {
             for (int i = 0; i < keys.size(); i++) {
-                int c = SpannerTypes.compare(keys.get(i).type(), a.get(i), b.get(i));
+                int c = table.compareKeyPart(i, a.get(i), b.get(i));
                 if (c != 0) {
                     return c;
                 }
@@ -51,20 +49,37 @@ final class TableData {
         return versions == null ? null : versions.get(versions.size() - 1).row();
     }
 
-    void write(List<Value> key, List<Value> row, long commitMicros) {
+    /**
+     * Adds a version of the row and drops the versions no read at or after {@code cutoffMicros}
+     * needs: every version older than the newest one at or before the cutoff.
+     */
+    void write(List<Value> key, List<Value> row, long commitMicros, long cutoffMicros) {
         List<Version> versions = rows.computeIfAbsent(key, k -> new ArrayList<>(1));
         versions.add(new Version(commitMicros, row == null ? null : List.copyOf(row)));
-        // Keep the newest version older than the retention window; drop the ones before it.
-        long cutoff = commitMicros - VERSION_RETENTION_MICROS;
+        prune(versions, cutoffMicros);
+    }
+
+    /**
+     * Drops the versions no read at or after {@code cutoffMicros} needs, and rows deleted at or
+     * before it.
+     */
+    void prune(long cutoffMicros) {
+        rows.values().removeIf(versions -> prune(versions, cutoffMicros));
+    }
+
+    /** Prunes one row's versions; true when nothing a read at or after the cutoff sees is left. */
+    private static boolean prune(List<Version> versions, long cutoffMicros) {
         int keepFrom = 0;
         for (int i = 0; i < versions.size() - 1; i++) {
-            if (versions.get(i + 1).commitMicros() <= cutoff) {
+            if (versions.get(i + 1).commitMicros() <= cutoffMicros) {
                 keepFrom = i + 1;
             }
         }
         if (keepFrom > 0) {
             versions.subList(0, keepFrom).clear();
         }
+        Version first = versions.get(0);
+        return versions.size() == 1 && first.row() == null && first.commitMicros() <= cutoffMicros;
     }
 
     /** Keys of live rows, in key order. */
@@ -77,6 +92,15 @@ final class TableData {
             }
         }
         return out;
+    }
+
+    /** Versions kept of all rows (for tests of pruning). */
+    int versionCount() {
+        int n = 0;
+        for (List<Version> v : rows.values()) {
+            n += v.size();
+        }
+        return n;
     }
 
     /** Rows as of the timestamp, in key order. */
