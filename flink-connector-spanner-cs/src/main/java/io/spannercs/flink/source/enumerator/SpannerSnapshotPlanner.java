@@ -226,7 +226,7 @@ public final class SpannerSnapshotPlanner implements SnapshotPlanner {
                 }
                 if (rs.getString(name).equals(config.changeStream())) {
                     found = true;
-                    all = "YES".equalsIgnoreCase(rs.getString(allColumn));
+                    all = yes(rs, allColumn);
                 }
             }
         }
@@ -250,11 +250,7 @@ public final class SpannerSnapshotPlanner implements SnapshotPlanner {
                                                     + " FROM information_schema.change_stream_tables"))) {
                 while (rs.next()) {
                     if (rs.getString(0).equals(config.changeStream())) {
-                        tracked.put(
-                                rs.getString(1),
-                                "YES".equalsIgnoreCase(rs.getString(2))
-                                        ? null
-                                        : new LinkedHashSet<>());
+                        tracked.put(rs.getString(1), yes(rs, 2) ? null : new LinkedHashSet<>());
                     }
                 }
             }
@@ -336,6 +332,16 @@ public final class SpannerSnapshotPlanner implements SnapshotPlanner {
             out.put(table, new TableColumns(table, columns, keys));
         }
         return out;
+    }
+
+    /** A flag of the information schema: BOOL in GoogleSQL, 'YES' or 'NO' in PostgreSQL. */
+    private static boolean yes(ResultSet rs, int column) {
+        if (rs.isNull(column)) {
+            return false;
+        }
+        return rs.getColumnType(column).getCode() == com.google.cloud.spanner.Type.Code.BOOL
+                ? rs.getBoolean(column)
+                : "YES".equalsIgnoreCase(rs.getString(column));
     }
 
     private static int column(ResultSet rs, String name) {
