@@ -31,7 +31,15 @@ public final class JobOptions {
         FLAGS.put("change-stream", "change stream to read (required)");
         FLAGS.put("emulator-host", "host:port of a Spanner emulator instead of Spanner");
         FLAGS.put("credentials", "service account key FILE (default: application credentials)");
-        FLAGS.put("start-timestamp", "first commit time read, RFC 3339 (default: now)");
+        FLAGS.put(
+                "startup-mode",
+                "latest, timestamp (from --start-timestamp), initial (the tables as they are, then"
+                        + " every change) or snapshot (the tables only); default latest, or"
+                        + " timestamp with --start-timestamp");
+        FLAGS.put(
+                "start-timestamp",
+                "first commit time read, or the snapshot's time with initial and snapshot, RFC"
+                        + " 3339 (default: now)");
         FLAGS.put("end-timestamp", "last commit time read, RFC 3339; makes the job finish");
         FLAGS.put("output", "DIR for the files, one folder per table (required)");
         FLAGS.put("format", "json (Datastream events, one per line) or avro (default json)");
@@ -52,6 +60,7 @@ public final class JobOptions {
     final String emulatorHost;
     final String credentials;
     final Instant start;
+    final io.spannercs.flink.source.StartupMode startupMode;
     final Instant end;
     final String output;
     final Format format;
@@ -69,6 +78,7 @@ public final class JobOptions {
         emulatorHost = v.get("emulator-host");
         credentials = v.get("credentials");
         start = instant(v, "start-timestamp", problems);
+        startupMode = startupMode(v.get("startup-mode"), start, problems);
         end = instant(v, "end-timestamp", problems);
         format = format(v.getOrDefault("format", "json"), problems);
         tables = tables(v.get("tables"), problems);
@@ -155,6 +165,38 @@ public final class JobOptions {
         } catch (IllegalArgumentException e) {
             problems.add("--format must be json or avro, got '" + s + "'");
             return null;
+        }
+    }
+
+    private static io.spannercs.flink.source.StartupMode startupMode(
+            String s, Instant start, List<String> problems) {
+        String mode = s == null ? (start == null ? "latest" : "timestamp") : s;
+        switch (mode.toLowerCase(java.util.Locale.ROOT)) {
+            case "latest":
+                if (start != null) {
+                    problems.add("--startup-mode latest takes no --start-timestamp");
+                }
+                return io.spannercs.flink.source.StartupMode.latest();
+            case "timestamp":
+                if (start == null) {
+                    problems.add("--startup-mode timestamp needs --start-timestamp");
+                    return null;
+                }
+                return io.spannercs.flink.source.StartupMode.timestamp(start);
+            case "initial":
+                return start == null
+                        ? io.spannercs.flink.source.StartupMode.snapshotThenStream()
+                        : io.spannercs.flink.source.StartupMode.snapshotThenStream(start);
+            case "snapshot":
+                return start == null
+                        ? io.spannercs.flink.source.StartupMode.snapshotOnly()
+                        : io.spannercs.flink.source.StartupMode.snapshotOnly(start);
+            default:
+                problems.add(
+                        "--startup-mode must be latest, timestamp, initial or snapshot, got '"
+                                + s
+                                + "'");
+                return null;
         }
     }
 

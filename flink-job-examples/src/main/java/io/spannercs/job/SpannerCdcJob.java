@@ -104,9 +104,7 @@ public final class SpannerCdcJob {
                         .setFilter(o.tables)
                         .setUnknownValueHandling(o.unknownValues)
                         .setDeserializer(deserializer);
-        if (o.start != null) {
-            b.setStartTimestamp(o.start);
-        }
+        b.setStartupMode(o.startupMode);
         if (o.end != null) {
             b.setEndTimestamp(o.end);
         }

@@ -83,6 +83,30 @@ public final class SpannerCdcDynamicTableFactory implements DynamicTableSourceFa
         ReadableConfig options = helper.getOptions();
 
         Instant start = startTimestamp(options);
+        StartupMode startupModeOption = options.get(SCAN_STARTUP_MODE);
+        io.spannercs.flink.source.StartupMode startupMode =
+                switch (startupModeOption) {
+                    case LATEST -> io.spannercs.flink.source.StartupMode.latest();
+                    case TIMESTAMP -> io.spannercs.flink.source.StartupMode.timestamp(start);
+                    case INITIAL ->
+                            start == null
+                                    ? io.spannercs.flink.source.StartupMode.snapshotThenStream()
+                                    : io.spannercs.flink.source.StartupMode.snapshotThenStream(
+                                            start);
+                    case SNAPSHOT ->
+                            start == null
+                                    ? io.spannercs.flink.source.StartupMode.snapshotOnly()
+                                    : io.spannercs.flink.source.StartupMode.snapshotOnly(start);
+                };
+        if (startupModeOption == StartupMode.SNAPSHOT
+                && options.getOptional(SCAN_END_TIMESTAMP).isPresent()) {
+            throw new ValidationException(
+                    "'"
+                            + SCAN_END_TIMESTAMP.key()
+                            + "' cannot be used with '"
+                            + SCAN_STARTUP_MODE.key()
+                            + "' = 'snapshot': the table ends with the snapshot");
+        }
         Instant end =
                 options.getOptional(SCAN_END_TIMESTAMP)
                         .map(t -> OptionValues.timestamp(SCAN_END_TIMESTAMP, t))
@@ -140,7 +164,7 @@ public final class SpannerCdcDynamicTableFactory implements DynamicTableSourceFa
                         connection,
                         stream,
                         table,
-                        start,
+                        startupMode,
                         end,
                         heartbeat,
                         mode,
@@ -153,7 +177,10 @@ public final class SpannerCdcDynamicTableFactory implements DynamicTableSourceFa
         return new SpannerCdcTableSource(settings, spannerNames, types, physical);
     }
 
-    /** The start in 'timestamp' mode; null in 'latest' mode (the builder then starts now). */
+    /**
+     * The start in 'timestamp' mode, the snapshot timestamp in 'initial' and 'snapshot' mode (null:
+     * when the job starts); null in 'latest' mode (the builder then starts now).
+     */
     private static Instant startTimestamp(ReadableConfig options) {
         StartupMode mode = options.get(SCAN_STARTUP_MODE);
         boolean hasTimestamp = options.getOptional(SCAN_STARTUP_TIMESTAMP).isPresent();
@@ -171,14 +198,17 @@ public final class SpannerCdcDynamicTableFactory implements DynamicTableSourceFa
             return OptionValues.timestamp(
                     SCAN_STARTUP_TIMESTAMP, options.get(SCAN_STARTUP_TIMESTAMP));
         }
-        if (hasTimestamp) {
+        if (hasTimestamp && mode == StartupMode.LATEST) {
             throw new ValidationException(
                     "'"
                             + SCAN_STARTUP_TIMESTAMP.key()
                             + "' is only used with '"
                             + SCAN_STARTUP_MODE.key()
-                            + "' = 'timestamp'");
+                            + "' = 'timestamp', 'initial' or 'snapshot'");
         }
-        return null;
+        return hasTimestamp
+                ? OptionValues.timestamp(
+                        SCAN_STARTUP_TIMESTAMP, options.get(SCAN_STARTUP_TIMESTAMP))
+                : null;
     }
 }

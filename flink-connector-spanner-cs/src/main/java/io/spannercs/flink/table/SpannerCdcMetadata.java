@@ -42,7 +42,9 @@ public enum SpannerCdcMetadata {
     VALUE_CAPTURE_TYPE(
             "value_capture_type",
             DataTypes.STRING().notNull(),
-            e -> string(e.getValueCaptureType()));
+            e -> string(e.getValueCaptureType())),
+    /** Whether the row comes from the snapshot ('scan.startup.mode' = 'initial' or 'snapshot'). */
+    IS_SNAPSHOT("is_snapshot", DataTypes.BOOLEAN().notNull(), ChangeEvent::isSnapshot);
 
     private final String key;
     private final DataType dataType;

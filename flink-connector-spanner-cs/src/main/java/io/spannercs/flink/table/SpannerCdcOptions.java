@@ -154,7 +154,16 @@ public final class SpannerCdcOptions {
     @PublicEvolving
     public enum StartupMode implements DescribedEnum {
         LATEST("latest", "Changes committed from the moment the job starts."),
-        TIMESTAMP("timestamp", "Changes committed from 'scan.startup.timestamp'.");
+        TIMESTAMP("timestamp", "Changes committed from 'scan.startup.timestamp'."),
+        INITIAL(
+                "initial",
+                "The table as it is when the job starts (or at 'scan.startup.timestamp'), as"
+                        + " INSERT rows flagged by the 'is_snapshot' metadata column, then every"
+                        + " change after it."),
+        SNAPSHOT(
+                "snapshot",
+                "The table as it is when the job starts (or at 'scan.startup.timestamp'), then"
+                        + " the table ends: a bounded copy.");
 
         private final String value;
         private final String description;

@@ -51,7 +51,7 @@ public final class SpannerCdcTableSource
             SpannerTableInfo.Connection connection,
             String changeStream,
             String table,
-            Instant start,
+            io.spannercs.flink.source.StartupMode startupMode,
             Instant end,
             Duration heartbeatInterval,
             ChangelogModeOption mode,
@@ -117,7 +117,10 @@ public final class SpannerCdcTableSource
         }
         SpannerChangeStreamSource<ChangeEvent> source =
                 source(ChangeEventDeserializer.changeEvents());
-        boolean bounded = settings.end() != null;
+        boolean bounded =
+                settings.end() != null
+                        || settings.startupMode().kind()
+                                == io.spannercs.flink.source.StartupMode.Kind.SNAPSHOT_ONLY;
         boolean reorder = settings.reorder();
         String name = "spanner-cdc " + settings.table();
         TypeInformation<RowData> physicalType =
@@ -188,9 +191,7 @@ public final class SpannerCdcTableSource
                         .setFilter(ChangeFilter.builder().include(settings.table()).build())
                         .setUnknownValueHandling(settings.unknownValues())
                         .setDeserializer(deserializer);
-        if (settings.start() != null) {
-            builder.setStartTimestamp(settings.start());
-        }
+        builder.setStartupMode(settings.startupMode());
         if (settings.end() != null) {
             builder.setEndTimestamp(settings.end());
         }

@@ -42,6 +42,9 @@ public final class ChangeEventAvroConverter implements Serializable {
     /** The value of {@code read_method}. */
     public static final String READ_METHOD = "spanner-cdc";
 
+    /** The value of {@code read_method} for snapshot rows. */
+    public static final String SNAPSHOT_READ_METHOD = "spanner-backfill";
+
     static final int MAX_SCHEMAS = 10_000;
 
     private final StreamIdentity stream;
@@ -100,7 +103,7 @@ public final class ChangeEventAvroConverter implements Serializable {
 
         GenericRecord r = new GenericData.Record(schema);
         r.put("stream_name", stream.streamName());
-        r.put("read_method", READ_METHOD);
+        r.put("read_method", event.isSnapshot() ? SNAPSHOT_READ_METHOD : READ_METHOD);
         r.put("object", event.getTable());
         r.put("schema_key", schemaKey);
         r.put("uuid", uuid(event));
@@ -156,7 +159,7 @@ public final class ChangeEventAvroConverter implements Serializable {
         int dot = table.lastIndexOf('.');
         GenericRecord m = new GenericData.Record(schema.getField("source_metadata").schema());
         m.put("commit_timestamp", commitMicros);
-        m.put("snapshot", false);
+        m.put("snapshot", event.isSnapshot());
         m.put("project_id", stream.projectId());
         m.put("instance_id", stream.instanceId());
         m.put("database_id", stream.databaseId());
@@ -191,6 +194,10 @@ public final class ChangeEventAvroConverter implements Serializable {
 
     /** Deterministic: the same change read twice gets the same uuid. */
     static String uuid(ChangeEvent event) {
+        if (event.isSnapshot()) {
+            // No transaction: the row of the snapshot at its timestamp.
+            return io.spannercs.flink.format.datastream.EventUuids.of("", event).toString();
+        }
         String name =
                 event.getServerTransactionId()
                         + "/"

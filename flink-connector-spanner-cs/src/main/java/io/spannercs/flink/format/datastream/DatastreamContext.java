@@ -28,6 +28,9 @@ public final class DatastreamContext implements Serializable {
     /** The default {@code read_method}, following Datastream's {@code <source>-cdc-<method>}. */
     public static final String DEFAULT_READ_METHOD = "spanner-cdc-change-stream";
 
+    /** The {@code read_method} of snapshot rows, as Datastream names backfill. */
+    public static final String SNAPSHOT_READ_METHOD = "spanner-backfill";
+
     private final String projectId;
     private final String instanceId;
     private final String databaseId;

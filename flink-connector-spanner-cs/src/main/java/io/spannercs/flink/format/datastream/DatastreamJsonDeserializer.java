@@ -107,7 +107,8 @@ public final class DatastreamJsonDeserializer implements Serializable {
                         required(m, "number_of_records_in_transaction").longValue(),
                         m.path("number_of_partitions_in_transaction").longValue(),
                         text(m, "value_capture_type"))
-                .withRawChangeType(rawChangeType);
+                .withRawChangeType(rawChangeType)
+                .withSnapshot(m.path("snapshot").booleanValue());
     }
 
     /** A change type by name; a name this connector does not know is {@link ChangeType#UNKNOWN}. */

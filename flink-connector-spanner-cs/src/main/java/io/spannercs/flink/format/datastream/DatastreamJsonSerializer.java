@@ -91,17 +91,12 @@ public final class DatastreamJsonSerializer implements Serializable {
         Map<String, String> types = typesOf(e);
         ObjectNode root = JsonValues.MAPPER.createObjectNode();
         root.put("stream_name", context.streamName());
-        root.put("read_method", context.readMethod());
+        root.put(
+                "read_method",
+                e.isSnapshot() ? DatastreamContext.SNAPSHOT_READ_METHOD : context.readMethod());
         root.put("object", e.getTable());
         root.put("schema_key", schemaKey(e, types));
-        root.put(
-                "uuid",
-                EventUuids.of(
-                                context.databasePath(),
-                                e.getServerTransactionId(),
-                                e.getRecordSequence(),
-                                e.getModNumber())
-                        .toString());
+        root.put("uuid", EventUuids.of(context.databasePath(), e).toString());
         root.put("read_timestamp", MILLIS.format(Instant.now(clock)));
         root.put("source_timestamp", MILLIS.format(e.getCommitTimestamp()));
         ArrayNode sortKeys = root.putArray("sort_keys");
@@ -127,7 +122,7 @@ public final class DatastreamJsonSerializer implements Serializable {
         String table = e.getTable();
         int dot = table.lastIndexOf('.');
         m.put("commit_timestamp", MICROS.format(e.getCommitTimestamp()));
-        m.put("snapshot", false); // this source reads change streams only, no backfill
+        m.put("snapshot", e.isSnapshot());
         m.put("project_id", context.projectId());
         m.put("instance_id", context.instanceId());
         m.put("database_id", context.databaseId());

@@ -15,6 +15,10 @@ import org.apache.flink.annotation.PublicEvolving;
  * SortKeys#recordSequenceKey}, so that zero padding cannot make two uuids of one change. Spanner's
  * transaction ids are globally unique; the database is part of the name because emulators number
  * transactions from 1 in every database.
+ *
+ * <p>A snapshot row has no transaction: its uuid is that of {@code
+ * "spanner-cs/<database>/snapshot/<snapshot timestamp in µs>/<table>/<key values>"}, so a row of
+ * one snapshot read again gets the same uuid.
  */
 @PublicEvolving
 public final class EventUuids {
@@ -35,5 +39,38 @@ public final class EventUuids {
                         + "/"
                         + modNumber;
         return UUID.nameUUIDFromBytes(name.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The uuid of an event: a change's, or a snapshot row's. */
+    public static UUID of(String databasePath, io.spannercs.flink.format.ChangeEvent e) {
+        if (!e.isSnapshot()) {
+            return of(
+                    databasePath,
+                    e.getServerTransactionId(),
+                    e.getRecordSequence(),
+                    e.getModNumber());
+        }
+        StringBuilder name =
+                new StringBuilder("spanner-cs/")
+                        .append(databasePath)
+                        .append("/snapshot/")
+                        .append(SortKeys.micros(e.getCommitTimestamp()))
+                        .append('/')
+                        .append(e.getTable());
+        for (Object key : e.getKeys().values()) {
+            name.append('/').append(keyText(key));
+        }
+        return UUID.nameUUIDFromBytes(name.toString().getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static String keyText(Object key) {
+        if (key == null) {
+            return "\\N";
+        }
+        if (key instanceof byte[] b) {
+            return java.util.Base64.getEncoder().encodeToString(b);
+        }
+        // Escaped, so that key parts holding a separator cannot make two keys one text.
+        return key.toString().replace("\\", "\\\\").replace("/", "\\/");
     }
 }
