@@ -33,6 +33,14 @@ final class Demo {
     private Demo() {}
 
     static void run(Duration duration, Path output, PrintStream out) throws Exception {
+        long t0 = System.nanoTime();
+        out.printf(
+                "Spanner change stream demo (%s). Starting the emulator on 127.0.0.1 with the"
+                        + " demo schema: tables Customers and Orders, change stream %s"
+                        + " (MUTABLE_KEY_RANGE) ...%n",
+                duration == null ? "Ctrl-C stops it" : "runs for " + duration.toSeconds() + " s",
+                STREAM);
+        out.flush();
         // The Spanner client logs its options at INFO through java.util.logging on every start.
         GOOGLE_LOGS.setLevel(java.util.logging.Level.WARNING);
         try (SpannerEmulator emulator =
@@ -59,15 +67,28 @@ final class Demo {
             StreamExecutionEnvironment env =
                     StreamExecutionEnvironment.createLocalEnvironment(2, conf);
             SpannerCdcJob.attach(env, options);
-            out.printf(
-                    "Demo: emulator on %s, stream %s (MUTABLE_KEY_RANGE, churn every 3 s),"
-                            + " 200 transactions/s; writing JSON files to %s%s%n",
-                    emulator.hostPort(),
-                    STREAM,
-                    output.toAbsolutePath(),
-                    end == null ? "; Ctrl-C stops" : "; stops at " + end);
             workload.start();
-            JobClient job = env.executeAsync("Spanner CDC demo");
+            out.printf(
+                    "Demo: emulator on %s (database %s), writing 200 transactions/s, partitions"
+                            + " split, merge and move every 3 s.%n",
+                    emulator.hostPort(), emulator.database().name());
+            out.printf(
+                    "Starting a local Flink (parallelism 2, checkpoints every 2 s) with the job:"
+                            + " stream %s from %s into JSON files under %s%s ...%n",
+                    STREAM, start, output.toAbsolutePath(), end == null ? "" : ", until " + end);
+            out.flush();
+            JobClient job =
+                    whileWaiting(
+                            out,
+                            t0,
+                            "starting the local Flink",
+                            () -> env.executeAsync("Spanner CDC demo"));
+            out.printf(
+                    "[%s] Job running. Waiting for the first changes: the source lists the"
+                            + " stream's partitions, then reads each one from %s. A line every"
+                            + " 2 s:%n",
+                    seconds(t0), start);
+            out.flush();
             CountDownLatch stopped = new CountDownLatch(1);
             Thread hook =
                     new Thread(
@@ -82,7 +103,7 @@ final class Demo {
                             });
             Runtime.getRuntime().addShutdownHook(hook);
             try {
-                printProgress(emulator, job, output, out);
+                printProgress(emulator, job, output, out, t0);
                 job.getJobExecutionResult().get();
                 out.printf(
                         "Done: %d files under %s%n", countFiles(output), output.toAbsolutePath());
@@ -96,6 +117,36 @@ final class Demo {
                 }
             }
         }
+    }
+
+    /** A step that takes seconds, with a line every two seconds while it runs. */
+    private static <T> T whileWaiting(
+            PrintStream out, long t0, String what, java.util.concurrent.Callable<T> step)
+            throws Exception {
+        java.util.concurrent.ScheduledExecutorService ticker =
+                java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+                        r -> {
+                            Thread t = new Thread(r, "demo-progress");
+                            t.setDaemon(true);
+                            return t;
+                        });
+        ticker.scheduleAtFixedRate(
+                () -> {
+                    out.printf("[%s] still %s ...%n", seconds(t0), what);
+                    out.flush();
+                },
+                2,
+                2,
+                TimeUnit.SECONDS);
+        try {
+            return step.call();
+        } finally {
+            ticker.shutdownNow();
+        }
+    }
+
+    private static String seconds(long t0) {
+        return String.format(java.util.Locale.ROOT, "%.1fs", (System.nanoTime() - t0) / 1e9);
     }
 
     private static String[] argsFor(
@@ -118,12 +169,17 @@ final class Demo {
         return a.toArray(new String[0]);
     }
 
-    /** A line every two seconds until the job ends. */
+    /**
+     * A line every two seconds until the job ends; until changes arrive and files are committed, it
+     * says what the job is waiting for.
+     */
     private static void printProgress(
-            SpannerEmulator emulator, JobClient job, Path output, PrintStream out)
+            SpannerEmulator emulator, JobClient job, Path output, PrintStream out, long t0)
             throws Exception {
         long lastRecords = 0;
         long lastNanos = System.nanoTime();
+        boolean firstChanges = false;
+        boolean firstFiles = false;
         java.util.concurrent.CompletableFuture<?> result = job.getJobExecutionResult();
         while (!result.isDone()) {
             try {
@@ -137,16 +193,44 @@ final class Demo {
             double perSecond = (records - lastRecords) * 1e9 / (now - lastNanos);
             lastRecords = records;
             lastNanos = now;
+            long reading = DemoMetrics.value("activePartitions");
+            long files = countFiles(output);
+            String note = "";
+            if (records == 0) {
+                long listed = DemoMetrics.value("knownPartitions");
+                note =
+                        listed == 0
+                                ? " | waiting for the first changes: listing partitions"
+                                : " | waiting for the first changes: "
+                                        + listed
+                                        + " partitions listed, queries starting";
+            } else if (files == 0) {
+                note = " | files are committed at the next checkpoint (every 2 s)";
+            }
             out.printf(
                     "changes %,d (%,.0f/s) | partitions live %d, reading %d, blocked at"
-                            + " barriers %d | watermark lag %d ms | files %d%n",
+                            + " barriers %d | watermark lag %d ms | files %d%s%n",
                     records,
                     perSecond,
                     emulator.database().changeStream(STREAM).liveTokens().size(),
-                    DemoMetrics.value("activePartitions"),
+                    reading,
                     DemoMetrics.value("blockedPartitions"),
                     DemoMetrics.value("currentEmitEventTimeLag"),
-                    countFiles(output));
+                    files,
+                    note);
+            if (records > 0 && !firstChanges) {
+                firstChanges = true;
+                out.printf(
+                        "[%s] First changes read. The watermark lag shrinks as the job catches up"
+                                + " with the writes since the start.%n",
+                        seconds(t0));
+            }
+            if (files > 0 && !firstFiles) {
+                firstFiles = true;
+                out.printf(
+                        "[%s] First files committed: %s/<table>/part-*%n",
+                        seconds(t0), output.toAbsolutePath());
+            }
             out.flush();
         }
     }

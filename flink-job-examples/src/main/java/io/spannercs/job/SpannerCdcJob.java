@@ -46,24 +46,77 @@ public final class SpannerCdcJob {
 
     /** The demo: no --project; only --duration and --output may be given. */
     private static void runDemo(String[] args) throws Exception {
-        java.time.Duration duration = null;
-        java.nio.file.Path output = Demo.defaultOutput();
-        for (int i = 0; i < args.length; i++) {
-            if (args[i].equals("--duration") && i + 1 < args.length) {
-                duration = org.apache.flink.util.TimeUtils.parseDuration(args[++i]);
-            } else if (args[i].equals("--output") && i + 1 < args.length) {
-                output = java.nio.file.Paths.get(args[++i]);
-            } else {
-                System.err.println(
-                        "Without --project this is the demo, which takes only --duration and"
-                                + " --output; got '"
-                                + args[i]
-                                + "'. See --help for the job's flags.");
-                System.exit(2);
-            }
+        DemoFlags flags;
+        try {
+            flags = DemoFlags.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("error: " + e.getMessage());
+            System.exit(2);
+            return;
         }
-        Demo.run(duration, output, System.out);
+        Demo.run(flags.duration(), flags.output(), System.out);
         System.exit(0); // Flink's local cluster and gRPC leave non-daemon threads behind
+    }
+
+    /** The demo's flags: {@code --duration DURATION} and {@code --output DIR}. */
+    record DemoFlags(java.time.Duration duration, java.nio.file.Path output) {
+        private static final String DURATION_FORM =
+                "use a whole number and a unit, e.g. --duration 30s, 2min or 1h";
+
+        /**
+         * @throws IllegalArgumentException with a one-line message naming the flag and the form it
+         *     takes
+         */
+        static DemoFlags parse(String[] args) {
+            java.time.Duration duration = null;
+            java.nio.file.Path output = Demo.defaultOutput();
+            for (int i = 0; i < args.length; i++) {
+                String name = args[i];
+                String value = null;
+                int eq = name.indexOf('=');
+                if (name.startsWith("--") && eq > 0) {
+                    value = name.substring(eq + 1);
+                    name = name.substring(0, eq);
+                }
+                if (!name.equals("--duration") && !name.equals("--output")) {
+                    throw new IllegalArgumentException(
+                            "without --project this is the demo, which takes only --duration"
+                                    + " DURATION and --output DIR; got '"
+                                    + args[i]
+                                    + "' (--help lists the job's flags)");
+                }
+                if (value == null) {
+                    if (i + 1 >= args.length || args[i + 1].startsWith("--")) {
+                        throw new IllegalArgumentException(
+                                name
+                                        + " needs a value: "
+                                        + (name.equals("--duration") ? DURATION_FORM : "a DIR"));
+                    }
+                    value = args[++i];
+                }
+                if (name.equals("--output")) {
+                    if (value.isBlank()) {
+                        throw new IllegalArgumentException("--output needs a DIR");
+                    }
+                    output = java.nio.file.Paths.get(value);
+                    continue;
+                }
+                try {
+                    if (!value.trim().matches("\\d+\\s*\\p{L}+")) {
+                        throw new IllegalArgumentException("no unit");
+                    }
+                    duration = org.apache.flink.util.TimeUtils.parseDuration(value);
+                } catch (RuntimeException e) {
+                    throw new IllegalArgumentException(
+                            "--duration '" + value + "' is not a duration: " + DURATION_FORM);
+                }
+                if (duration.isNegative() || duration.isZero()) {
+                    throw new IllegalArgumentException(
+                            "--duration '" + value + "' must be positive: " + DURATION_FORM);
+                }
+            }
+            return new DemoFlags(duration, output);
+        }
     }
 
     /** Adds the source and the file sink to the environment, and configures checkpointing. */

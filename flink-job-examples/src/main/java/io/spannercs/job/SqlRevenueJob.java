@@ -19,11 +19,27 @@ public final class SqlRevenueJob {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.enableCheckpointing(10_000);
         StreamTableEnvironment tables = StreamTableEnvironment.create(env);
-        tables.executeSql(ordersTable(flags(args)));
+        java.util.Map<String, String> f = flags(args);
+        tables.executeSql(ordersTable(f));
         tables.executeSql(
                 "CREATE TABLE revenue (CustomerId BIGINT, Revenue DECIMAL(38, 9),"
                         + " PRIMARY KEY (CustomerId) NOT ENFORCED) WITH ('connector' = 'print')");
-        tables.executeSql("INSERT INTO revenue " + REVENUE_QUERY).await();
+        org.apache.flink.table.api.TableResult job =
+                tables.executeSql("INSERT INTO revenue " + REVENUE_QUERY);
+        // Planning has read the stream's schema: the job runs. Its output goes to the print
+        // connector, which on a cluster writes to the TaskManagers' stdout, not here.
+        System.out.printf(
+                "Job %s reads change stream %s of projects/%s/instances/%s/databases/%s%s and"
+                        + " prints the revenue per customer as an upsert changelog (+I, -U, +U"
+                        + " rows; on a cluster in the TaskManagers' stdout) until cancelled.%n",
+                job.getJobClient().map(c -> c.getJobID().toString()).orElse(""),
+                f.getOrDefault("change-stream", "Orders_cs"),
+                f.get("project"),
+                f.get("instance"),
+                f.get("database"),
+                f.containsKey("emulator-host") ? " (emulator " + f.get("emulator-host") + ")" : "");
+        System.out.flush();
+        job.await();
     }
 
     /** Revenue per customer over the orders table. */

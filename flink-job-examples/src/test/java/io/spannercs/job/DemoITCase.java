@@ -29,7 +29,18 @@ class DemoITCase {
                 new PrintStream(printed, true, StandardCharsets.UTF_8));
 
         String text = printed.toString(StandardCharsets.UTF_8);
-        assertThat(text).contains("Demo: emulator on 127.0.0.1:").contains("Done: ");
+        List<String> lines = text.lines().toList();
+        assertThat(lines.get(0))
+                .as("the first line, before anything starts")
+                .startsWith("Spanner change stream demo (runs for 12 s). Starting the emulator");
+        assertThat(text)
+                .contains("Demo: emulator on 127.0.0.1:")
+                .contains("Starting a local Flink")
+                .contains("Job running. Waiting for the first changes")
+                .contains("Done: ");
+        assertThat(lines.stream().filter(l -> l.startsWith("changes 0 ")))
+                .as("a progress line without changes says what the job waits for")
+                .allMatch(l -> l.contains("waiting for the first changes"));
         assertThat(text.lines().filter(l -> l.startsWith("changes ")).count())
                 .as("progress lines")
                 .isPositive();
@@ -53,5 +64,14 @@ class DemoITCase {
             }
         }
         assertThat(events).isPositive();
+        long lastPrinted =
+                lines.stream()
+                        .filter(l -> l.startsWith("changes "))
+                        .mapToLong(l -> Long.parseLong(l.split(" ")[1].replace(",", "")))
+                        .max()
+                        .orElseThrow();
+        assertThat(lastPrinted)
+                .as("changes printed count the source's reads only, not the sink's too")
+                .isLessThanOrEqualTo(events);
     }
 }

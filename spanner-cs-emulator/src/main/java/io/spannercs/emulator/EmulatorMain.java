@@ -21,9 +21,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The runnable emulator: {@code java -jar spanner-cs-emulator.jar --port 9010 --ddl schema.sql}.
- * See {@link #USAGE} for the flags. Prints {@code listening on 127.0.0.1:PORT} once it serves, then
- * a status line every stats interval; stops on Ctrl-C or after {@code --duration}.
+ * The runnable emulator: {@code java -jar spanner-cs-emulator.jar --port 9010 --ddl FILE}. See
+ * {@link #USAGE} for the flags. Prints {@code listening on 127.0.0.1:PORT} once it serves, then a
+ * status line every stats interval; stops on Ctrl-C or after {@code --duration}.
  */
 public final class EmulatorMain {
     /** Exit code for bad flags. */

@@ -58,6 +58,7 @@ public final class ChangeStreamSourceReader<T>
     private final Map<String, SplitState> finishedAwaitingAck = new LinkedHashMap<>();
 
     private long lastProgressNanos;
+    private boolean markedIdle;
 
     private ChangeStreamSourceReader(
             SpannerSourceConfig config,
@@ -220,7 +221,26 @@ public final class ChangeStreamSourceReader<T>
     public InputStatus pollNext(ReaderOutput<T> output) throws Exception {
         InputStatus status = super.pollNext(output);
         flushReports(false);
+        markIdleWithoutPartitions(output);
         return status;
+    }
+
+    /**
+     * A reader without partitions emits no watermark, which would hold back every operator
+     * downstream (the enumerator may give all partitions to other readers): it is idle until it
+     * gets one. That cannot make a record late: every reader's watermark stays at or below the
+     * enumerator's low watermark, below every unread partition's records.
+     */
+    private void markIdleWithoutPartitions(ReaderOutput<T> output) {
+        boolean idle = states.isEmpty();
+        if (idle != markedIdle) {
+            markedIdle = idle;
+            if (idle) {
+                output.markIdle();
+            } else {
+                output.markActive();
+            }
+        }
     }
 
     private void flushReports(boolean force) {
