@@ -1,7 +1,7 @@
 package io.spannercs.benchmarks;
 
 import io.spannercs.flink.source.event.ReleaseBarrierEvent;
-import io.spannercs.flink.source.split.PartitionSplit;
+import io.spannercs.flink.source.split.SpannerSplit;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -20,7 +20,7 @@ import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
  * periodic ones never run, and what the enumerator sends is counted rather than kept, except who
  * owns which partition.
  */
-final class BenchEnumeratorContext implements SplitEnumeratorContext<PartitionSplit> {
+final class BenchEnumeratorContext implements SplitEnumeratorContext<SpannerSplit> {
     private final SplitEnumeratorMetricGroup metrics =
             UnregisteredMetricsGroup.createSplitEnumeratorMetricGroup();
     private final Map<Integer, ReaderInfo> readers = new LinkedHashMap<>();
@@ -76,13 +76,13 @@ final class BenchEnumeratorContext implements SplitEnumeratorContext<PartitionSp
     }
 
     @Override
-    public void assignSplits(SplitsAssignment<PartitionSplit> assignment) {
+    public void assignSplits(SplitsAssignment<SpannerSplit> assignment) {
         assignment
                 .assignment()
                 .forEach(
                         (reader, splits) -> {
-                            for (PartitionSplit s : splits) {
-                                owners.put(s.token(), reader);
+                            for (SpannerSplit s : splits) {
+                                owners.put(s.splitId(), reader);
                                 splitsAssigned++;
                             }
                         });

@@ -51,11 +51,24 @@ final class Demo {
                         .maxPartitions(12)
                         .churnInterval(Duration.ofSeconds(3))
                         .start()) {
+            // Tables with rows before the job starts: it copies them first (a snapshot), then
+            // streams every change after the snapshot.
+            WorkloadGenerator fill =
+                    new WorkloadGenerator(
+                            emulator.database(),
+                            WorkloadConfig.demo().transactionsPerSecond(2000).seed(7).build());
+            fill.start();
+            Thread.sleep(1000);
+            fill.stop();
             WorkloadGenerator workload =
                     new WorkloadGenerator(
                             emulator.database(),
                             WorkloadConfig.demo().transactionsPerSecond(200).build());
             Instant start = Instant.now();
+            out.printf(
+                    "Tables filled before the job: %s. The job copies them as they are at %s"
+                            + " (snapshot rows), then streams every change after that.%n",
+                    emulator.database().database().rowCounts(), start);
             Instant end = duration == null ? null : start.plus(duration);
             JobOptions options =
                     JobOptions.parse(
@@ -84,9 +97,9 @@ final class Demo {
                             "starting the local Flink",
                             () -> env.executeAsync("Spanner CDC demo"));
             out.printf(
-                    "[%s] Job running. Waiting for the first changes: the source lists the"
-                            + " stream's partitions, then reads each one from %s. A line every"
-                            + " 2 s:%n",
+                    "[%s] Job running. Waiting for the first changes: the source copies the"
+                            + " tables as they are at %s, then lists the stream's partitions and"
+                            + " reads each one from there. A line every 2 s:%n",
                     seconds(t0), start);
             out.flush();
             CountDownLatch stopped = new CountDownLatch(1);
@@ -159,6 +172,7 @@ final class Demo {
                                 "--database", emulator.databaseId(),
                                 "--change-stream", STREAM,
                                 "--emulator-host", emulator.hostPort(),
+                                "--startup-mode", "initial",
                                 "--start-timestamp", start.toString(),
                                 "--output", output,
                                 "--checkpoint-interval", "2s"));
@@ -196,14 +210,26 @@ final class Demo {
             long reading = DemoMetrics.value("activePartitions");
             long files = countFiles(output);
             String note = "";
+            long splits = DemoMetrics.value("snapshotSplits");
+            long splitsDone = DemoMetrics.value("snapshotSplitsFinished");
             if (records == 0) {
                 long listed = DemoMetrics.value("knownPartitions");
                 note =
-                        listed == 0
-                                ? " | waiting for the first changes: listing partitions"
-                                : " | waiting for the first changes: "
-                                        + listed
-                                        + " partitions listed, queries starting";
+                        splits == 0
+                                ? " | waiting for the first changes: planning the snapshot"
+                                : listed == 0
+                                        ? " | waiting for the first changes: reading the snapshot"
+                                        : " | waiting for the first changes: "
+                                                + listed
+                                                + " partitions listed, queries starting";
+            } else if (splits > 0 && splitsDone < splits) {
+                note =
+                        String.format(
+                                " | snapshot: %,d of %,d rows, %d of %d splits",
+                                DemoMetrics.value("numSnapshotRows"),
+                                DemoMetrics.value("snapshotRowsPlanned"),
+                                splitsDone,
+                                splits);
             } else if (files == 0) {
                 note = " | files are committed at the next checkpoint (every 2 s)";
             }

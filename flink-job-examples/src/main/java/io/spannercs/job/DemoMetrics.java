@@ -25,7 +25,11 @@ public final class DemoMetrics implements MetricReporter {
         "blockedPartitions",
         "pendingBarriers",
         "currentEmitEventTimeLag",
-        "knownPartitions"
+        "knownPartitions",
+        "numSnapshotRows",
+        "snapshotSplits",
+        "snapshotSplitsFinished",
+        "snapshotRowsPlanned"
     };
 
     @Override

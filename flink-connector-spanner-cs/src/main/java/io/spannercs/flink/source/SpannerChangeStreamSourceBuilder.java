@@ -50,6 +50,7 @@ public final class SpannerChangeStreamSourceBuilder<T> {
     private UnknownValueHandling unknownValueHandling = UnknownValueHandling.FAIL;
     private StartupMode startupMode;
     private int snapshotChunkRows = SpannerSourceConfig.DEFAULT_SNAPSHOT_CHUNK_ROWS;
+    private boolean streamAfterSnapshot = true;
 
     SpannerChangeStreamSourceBuilder() {}
 
@@ -90,6 +91,16 @@ public final class SpannerChangeStreamSourceBuilder<T> {
      */
     public SpannerChangeStreamSourceBuilder<T> setSnapshotChunkRows(int snapshotChunkRows) {
         this.snapshotChunkRows = snapshotChunkRows;
+        return this;
+    }
+
+    /**
+     * Whether the change stream starts only once the snapshot has finished (default true), which
+     * keeps every key's snapshot row before its changes. Turning it off lets changes overtake
+     * snapshot rows; it exists for tests that show why the wait is needed.
+     */
+    public SpannerChangeStreamSourceBuilder<T> setStreamAfterSnapshot(boolean streamAfterSnapshot) {
+        this.streamAfterSnapshot = streamAfterSnapshot;
         return this;
     }
 
@@ -372,7 +383,8 @@ public final class SpannerChangeStreamSourceBuilder<T> {
                     config.withSnapshot(
                             toMicros(at),
                             mode.kind() == StartupMode.Kind.SNAPSHOT_THEN_STREAM,
-                            snapshotChunkRows);
+                            snapshotChunkRows,
+                            streamAfterSnapshot);
         }
         return new SpannerChangeStreamSource<>(config, deserializer, filter);
     }

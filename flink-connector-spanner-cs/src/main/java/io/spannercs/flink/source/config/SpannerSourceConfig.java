@@ -48,6 +48,7 @@ public final class SpannerSourceConfig implements Serializable {
     private final long snapshotMicros;
     private final boolean streams;
     private final int snapshotChunkRows;
+    private final boolean streamAfterSnapshot;
 
     /** How a change stream partitions its key space (its {@code partition_mode} option). */
     public enum PartitionMode {
@@ -110,10 +111,15 @@ public final class SpannerSourceConfig implements Serializable {
         this.snapshotMicros = NO_SNAPSHOT;
         this.streams = true;
         this.snapshotChunkRows = DEFAULT_SNAPSHOT_CHUNK_ROWS;
+        this.streamAfterSnapshot = true;
     }
 
     private SpannerSourceConfig(
-            SpannerSourceConfig c, long snapshotMicros, boolean streams, int snapshotChunkRows) {
+            SpannerSourceConfig c,
+            long snapshotMicros,
+            boolean streams,
+            int snapshotChunkRows,
+            boolean streamAfterSnapshot) {
         this.projectId = c.projectId;
         this.instanceId = c.instanceId;
         this.databaseId = c.databaseId;
@@ -138,6 +144,7 @@ public final class SpannerSourceConfig implements Serializable {
         this.snapshotMicros = snapshotMicros;
         this.streams = streams;
         this.snapshotChunkRows = snapshotChunkRows;
+        this.streamAfterSnapshot = streamAfterSnapshot;
     }
 
     /**
@@ -146,8 +153,20 @@ public final class SpannerSourceConfig implements Serializable {
      * snapshot.
      */
     public SpannerSourceConfig withSnapshot(
-            long snapshotMicros, boolean streams, int snapshotChunkRows) {
-        return new SpannerSourceConfig(this, snapshotMicros, streams, snapshotChunkRows);
+            long snapshotMicros,
+            boolean streams,
+            int snapshotChunkRows,
+            boolean streamAfterSnapshot) {
+        return new SpannerSourceConfig(
+                this, snapshotMicros, streams, snapshotChunkRows, streamAfterSnapshot);
+    }
+
+    /**
+     * Whether the stream starts only after the snapshot (default true); false exists for tests that
+     * show why.
+     */
+    public boolean streamAfterSnapshot() {
+        return streamAfterSnapshot;
     }
 
     /** The snapshot timestamp, or {@link #NO_SNAPSHOT}. */

@@ -54,7 +54,7 @@ public final class ChangeStreamSplitEnumerator
     private final Set<Integer> signalledNoMoreSplits = new HashSet<>();
 
     /** Unfinished snapshot splits a reader gets at a time: more as it finishes them. */
-    static final int SNAPSHOT_SPLITS_PER_READER = 4;
+    public static final int SNAPSHOT_SPLITS_PER_READER = 4;
 
     private final SnapshotPlanner snapshotPlanner;
     private final SnapshotPhase snapshot;
@@ -134,6 +134,9 @@ public final class ChangeStreamSplitEnumerator
     public void start() {
         if (!snapshot.done()) {
             startSnapshot();
+            if (!config.streamAfterSnapshot() && config.streams()) {
+                startStream(); // tests only: lets changes overtake snapshot rows
+            }
         } else {
             startStream();
         }
@@ -202,8 +205,10 @@ public final class ChangeStreamSplitEnumerator
                 TimeFormat.micros(snapshot.snapshotMicros()),
                 snapshot.rowsDone(),
                 snapshot.total());
-        if (config.streams()) {
+        if (config.streams() && config.streamAfterSnapshot()) {
             startStream();
+        } else if (config.streams()) {
+            afterChange(); // the stream started with the snapshot (tests only)
         } else {
             graph.markRootQueryDone(); // a snapshot only: no partitions to read
             afterChange();

@@ -22,11 +22,11 @@ import org.apache.flink.annotation.Internal;
  * io.spannercs.flink.format.SpannerTypeNames}): a snapshot row and a later change of it look alike.
  */
 @Internal
-final class SnapshotValues {
+public final class SnapshotValues {
     private SnapshotValues() {}
 
     /** The type's name as {@link io.spannercs.flink.format.SpannerTypeNames} spells it. */
-    static String typeName(Type type) {
+    public static String typeName(Type type) {
         switch (type.getCode()) {
             case ARRAY:
                 return "ARRAY<" + typeName(type.getArrayElementType()) + ">";
@@ -39,7 +39,7 @@ final class SnapshotValues {
     }
 
     /** The column's value in the current row. */
-    static Object value(StructReader row, int column) {
+    public static Object value(StructReader row, int column) {
         if (row.isNull(column)) {
             return null;
         }
