@@ -150,6 +150,7 @@ public final class ChangeStreamSourceReader<T>
                                 .filter(s -> s.barrierMicros() != PartitionSplit.NO_BARRIER)
                                 .count());
         group.gauge("queryRestarts", shared::queryRestarts);
+        group.counter("numPartitionQueries", shared.partitionQueries());
         group.counter("numRecordsMutableKeyRange", shared.mutableKeyRangeRecords());
         group.counter("numRecordsImmutableKeyRange", shared.immutableKeyRangeRecords());
         group.gauge("lowWatermarkMicros", shared::lowWatermarkMicros);
