@@ -173,6 +173,7 @@ public final class ChangeStreamSourceReader<T>
                                                                 != PartitionSplit.NO_BARRIER)
                                 .count());
         group.gauge("queryRestarts", shared::queryRestarts);
+        group.counter("numPartitionQueries", shared.partitionQueries());
         group.counter("numRecordsMutableKeyRange", shared.mutableKeyRangeRecords());
         group.counter("numRecordsImmutableKeyRange", shared.immutableKeyRangeRecords());
         group.gauge("lowWatermarkMicros", shared::lowWatermarkMicros);

@@ -197,6 +197,7 @@ final class PartitionStream implements SplitStream {
                 "Querying partition {} from {} to {}", split.token(), startMicros, windowEndMicros);
         long current = ++generation;
         running = true;
+        shared.partitionQueries().inc();
         queryStartNanos = System.nanoTime();
         lastRowNanos = queryStartNanos;
         stallWarned = false;
@@ -355,7 +356,7 @@ final class PartitionStream implements SplitStream {
             LOG.debug("Query of partition {} completed (end seen: {})", split.token(), endSeen);
             resultSet = null;
             running = false;
-            if (endSeen) {
+            if (endSeen || held.stream().anyMatch(r -> r instanceof PartitionEndRecord)) {
                 // The partition returned its end: every record of the held timestamp came.
                 releaseHeld();
                 buffer.add(FetchedRecord.partitionDone(endMicros));

@@ -19,6 +19,7 @@ public final class ReaderSharedState {
     private final AtomicLong lowWatermarkVersion = new AtomicLong();
     private final AtomicLong fetchLagMillis = new AtomicLong(-1);
     private final AtomicLong queryRestarts = new AtomicLong();
+    private final Counter partitionQueries = new SimpleCounter();
 
     // Row changes read, by the partition mode the stream was detected to have.
     private final Counter mutableKeyRangeRecords = new SimpleCounter();
@@ -90,6 +91,11 @@ public final class ReaderSharedState {
 
     long fetchLagMillis() {
         return fetchLagMillis.get();
+    }
+
+    /** Partition queries started: one per query window, plus retries. */
+    Counter partitionQueries() {
+        return partitionQueries;
     }
 
     void countQueryRestart() {

@@ -114,15 +114,33 @@ final class EdgeJob {
         EMITTED.clear();
         List<String> identities = new ArrayList<>();
         Set<String> seen = new HashSet<>();
+        java.util.concurrent.BlockingQueue<String> arrived =
+                new java.util.concurrent.LinkedBlockingQueue<>();
         try (CloseableIterator<ChangeEvent> it =
                 stream(emulator, stream, start, null, parallelism, customize)
                         .executeAndCollect("edge cases " + emulator.edgeCases() + " " + stream)) {
+            // Drained on a thread of its own: the iterator blocks while nothing arrives, and the
+            // deadline must still end the test (closing the iterator cancels the job).
+            Thread drain =
+                    new Thread(
+                            () -> {
+                                try {
+                                    it.forEachRemaining(e -> arrived.add(GroundTruth.identity(e)));
+                                } catch (RuntimeException closed) {
+                                    // the job was cancelled
+                                }
+                            },
+                            "edge-job-drain");
+            drain.setDaemon(true);
+            drain.start();
             List<String> wanted = expected.get();
             long deadline = System.nanoTime() + timeout.toNanos();
             while (!seen.containsAll(wanted) && System.nanoTime() < deadline) {
-                String id = GroundTruth.identity(it.next());
-                identities.add(id);
-                seen.add(id);
+                String id = arrived.poll(100, java.util.concurrent.TimeUnit.MILLISECONDS);
+                if (id != null) {
+                    identities.add(id);
+                    seen.add(id);
+                }
             }
         }
         return new Outcome(identities, orderViolations());
