@@ -65,6 +65,24 @@ final class OptionValues {
                 SpannerCdcOptions.UnknownValuesOption.values());
         checkBoolean(options, SpannerCdcOptions.SCAN_REORDER);
         checkDuration(options, SpannerCdcOptions.HEARTBEAT_INTERVAL);
+        checkPositiveInt(options, SpannerCdcOptions.SCAN_SNAPSHOT_CHUNK_SIZE);
+    }
+
+    private static void checkPositiveInt(Map<String, String> options, ConfigOption<?> option) {
+        String text = options.get(option.key());
+        if (text == null) {
+            return;
+        }
+        int value;
+        try {
+            value = Integer.parseInt(text.trim());
+        } catch (NumberFormatException e) {
+            value = 0;
+        }
+        if (value < 1) {
+            throw new ValidationException(
+                    quote(option, text) + " is not valid: use a whole number of at least 1.");
+        }
     }
 
     private static void checkEnum(

@@ -66,6 +66,7 @@ public final class SpannerCdcDynamicTableFactory implements DynamicTableSourceFa
                 SCAN_STARTUP_MODE,
                 SCAN_STARTUP_TIMESTAMP,
                 SCAN_END_TIMESTAMP,
+                SpannerCdcOptions.SCAN_SNAPSHOT_CHUNK_SIZE,
                 HEARTBEAT_INTERVAL,
                 CHANGELOG_MODE,
                 SCAN_REORDER,
@@ -122,6 +123,7 @@ public final class SpannerCdcDynamicTableFactory implements DynamicTableSourceFa
                             + "' "
                             + start);
         }
+        int chunkSize = options.get(SpannerCdcOptions.SCAN_SNAPSHOT_CHUNK_SIZE);
         Duration heartbeat = options.get(HEARTBEAT_INTERVAL);
         if (heartbeat.compareTo(MIN_HEARTBEAT) < 0 || heartbeat.compareTo(MAX_HEARTBEAT) > 0) {
             throw new ValidationException(
@@ -165,6 +167,7 @@ public final class SpannerCdcDynamicTableFactory implements DynamicTableSourceFa
                         stream,
                         table,
                         startupMode,
+                        chunkSize,
                         end,
                         heartbeat,
                         mode,

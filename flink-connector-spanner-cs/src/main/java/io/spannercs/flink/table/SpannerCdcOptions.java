@@ -88,6 +88,15 @@ public final class SpannerCdcOptions {
                             "Last commit timestamp read (inclusive), in the forms of"
                                     + " 'scan.startup.timestamp'; makes the table bounded.");
 
+    public static final ConfigOption<Integer> SCAN_SNAPSHOT_CHUNK_SIZE =
+            ConfigOptions.key("scan.snapshot.chunk.size")
+                    .intType()
+                    .defaultValue(10_000)
+                    .withDescription(
+                            "Rows per snapshot split in 'initial' and 'snapshot' mode: splits are"
+                                    + " read in parallel, and a failed job re-reads at most the"
+                                    + " rest of the splits it was reading.");
+
     public static final ConfigOption<Duration> HEARTBEAT_INTERVAL =
             ConfigOptions.key("heartbeat.interval")
                     .durationType()

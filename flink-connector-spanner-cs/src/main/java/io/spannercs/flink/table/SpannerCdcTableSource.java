@@ -52,6 +52,7 @@ public final class SpannerCdcTableSource
             String changeStream,
             String table,
             io.spannercs.flink.source.StartupMode startupMode,
+            int snapshotChunkRows,
             Instant end,
             Duration heartbeatInterval,
             ChangelogModeOption mode,
@@ -192,6 +193,7 @@ public final class SpannerCdcTableSource
                         .setUnknownValueHandling(settings.unknownValues())
                         .setDeserializer(deserializer);
         builder.setStartupMode(settings.startupMode());
+        builder.setSnapshotChunkRows(settings.snapshotChunkRows());
         if (settings.end() != null) {
             builder.setEndTimestamp(settings.end());
         }

@@ -182,6 +182,13 @@ class SpannerCdcPlanningITCase {
                 "'500 ms'",
                 "units: ms, s, min, h, d");
         assertRootCause(
+                Map.of("scan.snapshot.chunk.size", "0"),
+                "'scan.snapshot.chunk.size' = '0'",
+                "a whole number of at least 1");
+        assertRootCause(
+                Map.of("scan.startup.mode", "snapshot", "scan.end.timestamp", "2026-12-03"),
+                "'scan.end.timestamp' cannot be used with 'scan.startup.mode' = 'snapshot'");
+        assertRootCause(
                 Map.of("heartbeat.interval", "10ms"),
                 "'heartbeat.interval' = '10ms'",
                 "100 ms to 5 min");
@@ -196,7 +203,8 @@ class SpannerCdcPlanningITCase {
             Object example = option.hasDefaultValue() ? option.defaultValue() : null;
             if (example instanceof Enum<?>
                     || example instanceof Duration
-                    || example instanceof Boolean) {
+                    || example instanceof Boolean
+                    || example instanceof Integer) {
                 assertRootCause(
                         Map.of(option.key(), "bogus value"),
                         "'" + option.key() + "' = 'bogus value'",
@@ -210,7 +218,8 @@ class SpannerCdcPlanningITCase {
                         "changelog-mode",
                         "scan.reorder",
                         "heartbeat.interval",
-                        "scan.unknown-values");
+                        "scan.unknown-values",
+                        "scan.snapshot.chunk.size");
     }
 
     @Test
@@ -228,6 +237,20 @@ class SpannerCdcPlanningITCase {
                 Map.of("scan.startup.timestamp", "2026-12-03 04:00:00 +25:00"),
                 "'scan.startup.timestamp' = '2026-12-03 04:00:00 +25:00'",
                 "'2026-03-01 12:00:00'");
+    }
+
+    @Test
+    void snapshotModesAndTheirChunkSizeAreAccepted() {
+        plan(Map.of("scan.startup.mode", "initial", "scan.snapshot.chunk.size", "500"));
+        Map<String, String> snapshotNow = new LinkedHashMap<>();
+        snapshotNow.put("scan.startup.mode", "INITIAL");
+        snapshotNow.put("scan.startup.timestamp", null);
+        snapshotNow.put("scan.end.timestamp", "2099-01-01 00:00:00");
+        plan(snapshotNow);
+        Map<String, String> snapshotOnly = new LinkedHashMap<>();
+        snapshotOnly.put("scan.startup.mode", "snapshot");
+        snapshotOnly.put("scan.end.timestamp", null);
+        plan(snapshotOnly);
     }
 
     @Test

@@ -28,6 +28,9 @@ final class OrdersWriter {
                             + " (Name)",
                     "CREATE CHANGE STREAM everything FOR ALL");
 
+    private static final int ORDER_IDS = 300;
+    private static final int CUSTOMERS = 60;
+
     private final DatabaseClient client;
     private final Random random;
     private final Set<Long> orders = new HashSet<>();
@@ -51,6 +54,52 @@ final class OrdersWriter {
         return written;
     }
 
+    /**
+     * Inserts every order and customer the writer's changes pick from (so they update and delete
+     * existing rows from the start) and {@code bulkOrders} more orders with ids from 1,000 that the
+     * writer never touches, in transactions of 500 rows. These rows are not changes to deliver: a
+     * snapshot taken after them holds them.
+     */
+    void prefill(int bulkOrders) {
+        List<Mutation> batch = new ArrayList<>();
+        for (long id = 0; id < ORDER_IDS; id++) {
+            batch.add(order(id));
+            orders.add(id);
+        }
+        for (int c = 0; c < CUSTOMERS; c++) {
+            String name = "c" + c;
+            batch.add(
+                    Mutation.newInsertBuilder("Customers")
+                            .set("Name")
+                            .to(name)
+                            .set("Tier")
+                            .to(random.nextInt(5))
+                            .build());
+            customers.add(name);
+        }
+        for (long id = 1000; id < 1000 + bulkOrders; id++) {
+            batch.add(order(id));
+            if (batch.size() == 500) {
+                client.write(batch);
+                batch = new ArrayList<>();
+            }
+        }
+        if (!batch.isEmpty()) {
+            client.write(batch);
+        }
+    }
+
+    private Mutation order(long id) {
+        return Mutation.newInsertBuilder("Orders")
+                .set("OrderId")
+                .to(id)
+                .set("Customer")
+                .to("c" + random.nextInt(CUSTOMERS))
+                .set("Amount")
+                .to(random.nextInt(1000))
+                .build();
+    }
+
     /** Commits one transaction and records its changes. */
     void writeOne() {
         List<Mutation> mutations = new ArrayList<>();
@@ -59,12 +108,12 @@ final class OrdersWriter {
         int n = 2 + random.nextInt(2);
         while (mutations.size() < n) {
             if (random.nextInt(3) > 0) {
-                long id = random.nextInt(300);
+                long id = random.nextInt(ORDER_IDS);
                 if (touched.add(id)) {
                     changes.add(orderChange(id, mutations));
                 }
             } else {
-                String name = "c" + random.nextInt(60);
+                String name = "c" + random.nextInt(CUSTOMERS);
                 if (touched.add(name)) {
                     changes.add(customerChange(name, mutations));
                 }
@@ -83,7 +132,7 @@ final class OrdersWriter {
                             .set("OrderId")
                             .to(id)
                             .set("Customer")
-                            .to("c" + random.nextInt(60))
+                            .to("c" + random.nextInt(CUSTOMERS))
                             .set("Amount")
                             .to(random.nextInt(1000))
                             .build());

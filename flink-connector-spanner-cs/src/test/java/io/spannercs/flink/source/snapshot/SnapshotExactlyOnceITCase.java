@@ -15,18 +15,17 @@ import io.spannercs.flink.source.GroundTruth;
 import io.spannercs.flink.source.SpannerChangeStreamSource;
 import io.spannercs.flink.source.StartupMode;
 import io.spannercs.flink.testing.AllTypesTable;
+import io.spannercs.flink.testing.FailInSnapshotAndStream;
+import io.spannercs.flink.testing.SnapshotOrder;
 import io.spannercs.flink.testing.InjectedFailures;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.CloseableIterator;
@@ -165,7 +164,7 @@ class SnapshotExactlyOnceITCase {
                     .isEqualTo(
                             TableFold.tablesAt(
                                     emulator.database(), tables, EmulatorSources.micros(end)));
-            assertThat(changesBeforeTheirSnapshotRow(events))
+            assertThat(SnapshotOrder.changesBeforeTheirSnapshotRow(events))
                     .as("changes emitted before their key's snapshot row")
                     .isZero();
         }
@@ -207,67 +206,4 @@ class SnapshotExactlyOnceITCase {
         return out;
     }
 
-    /**
-     * In the order the job emitted them (collected order is that order at the sink; a key's events
-     * come from one source subtask at a time), a change of a key before the snapshot row of the
-     * key.
-     */
-    static int changesBeforeTheirSnapshotRow(List<ChangeEvent> events) {
-        Map<String, Boolean> snapshotSeen = new HashMap<>();
-        java.util.Set<String> snapshotKeys = new java.util.HashSet<>();
-        events.stream().filter(ChangeEvent::isSnapshot).forEach(e -> snapshotKeys.add(key(e)));
-        int violations = 0;
-        for (ChangeEvent e : events) {
-            String k = key(e);
-            if (e.isSnapshot()) {
-                snapshotSeen.put(k, true);
-            } else if (snapshotKeys.contains(k) && !snapshotSeen.containsKey(k)) {
-                violations++;
-            }
-        }
-        return violations;
-    }
-
-    private static String key(ChangeEvent e) {
-        return e.getTable() + "|" + e.getKeys();
-    }
-
-    /**
-     * Fails the job once after {@code snapshotRows} snapshot rows and once after {@code changes}
-     * changes (replays after a restore counted too).
-     */
-    static final class FailInSnapshotAndStream implements MapFunction<ChangeEvent, ChangeEvent> {
-        private static final AtomicInteger SNAPSHOT_ROWS = new AtomicInteger();
-        private static final AtomicInteger CHANGES = new AtomicInteger();
-        private static final java.util.List<String> FAILED =
-                java.util.Collections.synchronizedList(new ArrayList<>());
-        private static volatile int snapshotLimit;
-        private static volatile int changeLimit;
-
-        static void reset(int snapshotRows, int changes) {
-            SNAPSHOT_ROWS.set(0);
-            CHANGES.set(0);
-            FAILED.clear();
-            snapshotLimit = snapshotRows;
-            changeLimit = changes;
-        }
-
-        static List<String> failed() {
-            return new ArrayList<>(FAILED);
-        }
-
-        @Override
-        public ChangeEvent map(ChangeEvent e) {
-            if (e.isSnapshot()) {
-                if (SNAPSHOT_ROWS.incrementAndGet() == snapshotLimit) {
-                    FAILED.add("snapshot");
-                    throw new IllegalStateException("Injected failure in the snapshot");
-                }
-            } else if (CHANGES.incrementAndGet() == changeLimit) {
-                FAILED.add("stream");
-                throw new IllegalStateException("Injected failure in the stream");
-            }
-            return e;
-        }
-    }
 }

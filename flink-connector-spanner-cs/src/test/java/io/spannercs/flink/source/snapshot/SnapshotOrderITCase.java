@@ -11,6 +11,7 @@ import io.spannercs.flink.format.ChangeEventTypeInfo;
 import io.spannercs.flink.source.EmulatorSources;
 import io.spannercs.flink.source.SpannerChangeStreamSource;
 import io.spannercs.flink.source.StartupMode;
+import io.spannercs.flink.testing.SnapshotOrder;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -94,7 +95,7 @@ class SnapshotOrderITCase {
             assertThat(events.stream().filter(ChangeEvent::isSnapshot).count())
                     .isGreaterThanOrEqualTo(3000);
             assertThat(events.stream().filter(e -> !e.isSnapshot()).count()).isGreaterThan(300);
-            return SnapshotExactlyOnceITCase.changesBeforeTheirSnapshotRow(events);
+            return SnapshotOrder.changesBeforeTheirSnapshotRow(events);
         }
     }
 }

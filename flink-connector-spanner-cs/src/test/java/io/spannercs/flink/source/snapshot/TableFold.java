@@ -19,10 +19,11 @@ import java.util.TreeMap;
  * and INSERTs put a row, UPDATEs overwrite the columns they carry, DELETEs remove it), and reads
  * the emulator's tables at a timestamp into the same form, so the two can be compared.
  */
-final class TableFold {
+public final class TableFold {
     private final Map<String, Map<String, Object>> rows = new TreeMap<>();
 
-    void apply(ChangeEvent e) {
+    /** Applies one event. */
+    public void apply(ChangeEvent e) {
         String key = e.getTable() + "|" + e.getKeys();
         if (e.getChangeType() == ChangeType.DELETE) {
             rows.remove(key);
@@ -38,7 +39,7 @@ final class TableFold {
     }
 
     /** Row texts, keyed by table and key, for assertions that print the difference. */
-    Map<String, String> image() {
+    public Map<String, String> image() {
         Map<String, String> out = new TreeMap<>();
         rows.forEach((k, row) -> out.put(k, text(row)));
         return out;
@@ -83,7 +84,8 @@ final class TableFold {
         return keys.toString();
     }
 
-    private static String text(Map<String, Object> row) {
+    /** A row as {@link #image()} shows it: its columns sorted, values as text. */
+    public static String text(Map<String, Object> row) {
         Map<String, String> sorted = new TreeMap<>();
         row.forEach((c, v) -> sorted.put(c, valueText(v)));
         return sorted.toString();
