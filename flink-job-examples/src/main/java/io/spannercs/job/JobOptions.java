@@ -80,6 +80,11 @@ public final class JobOptions {
         start = instant(v, "start-timestamp", problems);
         startupMode = startupMode(v.get("startup-mode"), start, problems);
         end = instant(v, "end-timestamp", problems);
+        if (end != null
+                && startupMode != null
+                && startupMode.kind() == io.spannercs.flink.source.StartupMode.Kind.SNAPSHOT_ONLY) {
+            problems.add("--startup-mode snapshot ends with the snapshot: drop --end-timestamp");
+        }
         format = format(v.getOrDefault("format", "json"), problems);
         tables = tables(v.get("tables"), problems);
         parallelism = positiveInt(v, "parallelism", problems);

@@ -3,6 +3,7 @@ package io.spannercs.job;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.spannercs.flink.source.StartupMode;
 import io.spannercs.flink.source.UnknownValueHandling;
 import org.junit.jupiter.api.Test;
 
@@ -80,6 +81,46 @@ class JobOptionsTest {
         assertThat(o.end).isAfter(o.start);
         assertThat(o.tables.isAll()).isFalse();
         assertThat(o.unknownValues).isEqualTo(UnknownValueHandling.RAW);
+    }
+
+    @Test
+    void readsStartupModes() {
+        java.time.Instant at = java.time.Instant.parse("2026-01-02T03:04:05Z");
+        assertThat(parse().startupMode).isEqualTo(StartupMode.latest());
+        assertThat(parse("--start-timestamp", at.toString()).startupMode)
+                .isEqualTo(StartupMode.timestamp(at));
+        assertThat(parse("--startup-mode", "initial").startupMode)
+                .isEqualTo(StartupMode.snapshotThenStream());
+        assertThat(
+                        parse("--startup-mode", "INITIAL", "--start-timestamp", at.toString())
+                                .startupMode)
+                .isEqualTo(StartupMode.snapshotThenStream(at));
+        assertThat(parse("--startup-mode", "snapshot").startupMode)
+                .isEqualTo(StartupMode.snapshotOnly());
+        assertThatThrownBy(() -> parse("--startup-mode", "earliest"))
+                .hasMessageContaining(
+                        "--startup-mode must be latest, timestamp, initial or snapshot, got"
+                                + " 'earliest'");
+        assertThatThrownBy(() -> parse("--startup-mode", "timestamp"))
+                .hasMessageContaining("--startup-mode timestamp needs --start-timestamp");
+        assertThatThrownBy(
+                        () ->
+                                parse(
+                                        "--startup-mode",
+                                        "snapshot",
+                                        "--end-timestamp",
+                                        at.toString()))
+                .hasMessageContaining("drop --end-timestamp");
+    }
+
+    private static JobOptions parse(String... extra) {
+        java.util.List<String> args =
+                new java.util.ArrayList<>(
+                        java.util.List.of(
+                                "--project", "p", "--instance", "i", "--database", "d",
+                                "--change-stream", "cs", "--output", "/tmp/out"));
+        args.addAll(java.util.List.of(extra));
+        return JobOptions.parse(args.toArray(new String[0]));
     }
 
     @Test
