@@ -388,15 +388,17 @@ final class PartitionGraph {
 
     /**
      * Whether the partition is already past a barrier at {@code micros}: finished, pruned, or known
-     * to have emitted everything up to it. A split blocked at T reports at most T - 1, so this
-     * holds only for a BarrierReached report re-sent after the barrier was released.
+     * to have emitted data after it. A split blocked at T reports at most T - 1, so this holds only
+     * for a BarrierReached report re-sent after the barrier was released. Progress of exactly T is
+     * not past it: a heartbeat at T may come before the move-in at T (Spanner sends partition
+     * records after a heartbeat of their timestamp), and a heartbeat covers data records only.
      */
     boolean isPast(String token, long micros) {
         PartitionEntry p = partitions.get(token);
         if (p == null) {
             return prunedEndMicros.containsKey(token);
         }
-        return p.finished() || p.progressMicros() >= micros;
+        return p.finished() || p.progressMicros() > micros;
     }
 
     /** Records a barrier; the same barrier reported again keeps its waiting time. */

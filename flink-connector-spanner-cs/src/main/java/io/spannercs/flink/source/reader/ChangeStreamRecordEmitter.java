@@ -286,13 +286,20 @@ public final class ChangeStreamRecordEmitter<T>
         if (micros == Long.MIN_VALUE) {
             return;
         }
-        // Future records have timestamps above `micros`, so their milliseconds are at least
-        // floor((micros + 1) / 1000): the watermark sits just below.
-        long millis = Math.floorDiv(micros + 1, 1000) - 1;
+        long millis = watermarkMillis(micros);
         if (millis > state.lastWatermarkMillis()) {
             state.setLastWatermarkMillis(millis);
             output.emitWatermark(new Watermark(millis));
         }
+    }
+
+    /**
+     * The watermark when every record up to {@code micros} has been emitted: future records have
+     * timestamps above it, so their milliseconds are at least floor((micros + 1) / 1000), and the
+     * watermark sits just below.
+     */
+    static long watermarkMillis(long micros) {
+        return Math.floorDiv(micros + 1, 1000) - 1;
     }
 
     /** Passes deserialized values to the split output with the commit timestamp. */

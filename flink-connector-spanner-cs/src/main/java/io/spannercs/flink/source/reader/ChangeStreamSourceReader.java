@@ -25,6 +25,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.connector.source.ReaderOutput;
 import org.apache.flink.api.connector.source.SourceEvent;
 import org.apache.flink.api.connector.source.SourceReaderContext;
@@ -58,7 +59,9 @@ public final class ChangeStreamSourceReader<T>
     private final Map<String, SplitState> finishedAwaitingAck = new LinkedHashMap<>();
 
     private long lastProgressNanos;
-    private boolean markedIdle;
+    // The output of the last poll (the same for the reader's life), for watermarks between polls.
+    private ReaderOutput<T> output;
+    private long lastLowWatermarkMillis = Long.MIN_VALUE;
 
     private ChangeStreamSourceReader(
             SpannerSourceConfig config,
@@ -222,25 +225,33 @@ public final class ChangeStreamSourceReader<T>
     public InputStatus pollNext(ReaderOutput<T> output) throws Exception {
         InputStatus status = super.pollNext(output);
         flushReports(false);
-        markIdleWithoutPartitions(output);
+        this.output = output;
+        emitLowWatermarkWithoutPartitions();
         return status;
     }
 
     /**
-     * A reader without partitions emits no watermark, which would hold back every operator
-     * downstream (the enumerator may give all partitions to other readers): it is idle until it
-     * gets one. That cannot make a record late: every reader's watermark stays at or below the
-     * enumerator's low watermark, below every unread partition's records.
+     * A reader without partitions has no split watermark, which would hold back every operator
+     * downstream (the enumerator may give all partitions to other readers): it emits the
+     * enumerator's low watermark instead. That is at or below every unfinished partition's
+     * progress, so below every record this reader may still emit, whichever partitions it gets.
+     *
+     * <p>Not idleness: Flink leaves an input that was idle out of the downstream watermark until
+     * its own watermark catches up, so records of a partition the reader gets next, or records
+     * still in flight, could be late (NoLateRecordsITCase found it).
      */
-    private void markIdleWithoutPartitions(ReaderOutput<T> output) {
-        boolean idle = states.isEmpty();
-        if (idle != markedIdle) {
-            markedIdle = idle;
-            if (idle) {
-                output.markIdle();
-            } else {
-                output.markActive();
-            }
+    private void emitLowWatermarkWithoutPartitions() {
+        if (output == null || !states.isEmpty()) {
+            return;
+        }
+        long micros = shared.lowWatermarkMicros();
+        if (micros == Long.MIN_VALUE) {
+            return;
+        }
+        long millis = ChangeStreamRecordEmitter.watermarkMillis(micros);
+        if (millis > lastLowWatermarkMillis) {
+            lastLowWatermarkMillis = millis;
+            output.emitWatermark(new Watermark(millis));
         }
     }
 
@@ -274,6 +285,7 @@ public final class ChangeStreamSourceReader<T>
             LOG.debug("Barrier of {} at {} released", release.token(), release.micros());
         } else if (event instanceof LowWatermarkEvent low) {
             shared.setLowWatermark(low.micros());
+            emitLowWatermarkWithoutPartitions();
         } else if (event instanceof AckReportsEvent ack) {
             Set<String> ids = new HashSet<>(ack.reportIds());
             states.values().forEach(s -> s.acknowledge(ids));
