@@ -104,12 +104,7 @@ class JobOptionsTest {
         assertThatThrownBy(() -> parse("--startup-mode", "timestamp"))
                 .hasMessageContaining("--startup-mode timestamp needs --start-timestamp");
         assertThatThrownBy(
-                        () ->
-                                parse(
-                                        "--startup-mode",
-                                        "snapshot",
-                                        "--end-timestamp",
-                                        at.toString()))
+                        () -> parse("--startup-mode", "snapshot", "--end-timestamp", at.toString()))
                 .hasMessageContaining("drop --end-timestamp");
     }
 
@@ -117,8 +112,16 @@ class JobOptionsTest {
         java.util.List<String> args =
                 new java.util.ArrayList<>(
                         java.util.List.of(
-                                "--project", "p", "--instance", "i", "--database", "d",
-                                "--change-stream", "cs", "--output", "/tmp/out"));
+                                "--project",
+                                "p",
+                                "--instance",
+                                "i",
+                                "--database",
+                                "d",
+                                "--change-stream",
+                                "cs",
+                                "--output",
+                                "/tmp/out"));
         args.addAll(java.util.List.of(extra));
         return JobOptions.parse(args.toArray(new String[0]));
     }

@@ -173,7 +173,7 @@ class SpannerCdcPlanningITCase {
         assertRootCause(
                 Map.of("scan.startup.mode", "earliest"),
                 "'scan.startup.mode' = 'earliest'",
-                "'latest' or 'timestamp'");
+                "'latest', 'timestamp', 'initial' or 'snapshot'");
         assertRootCause(
                 Map.of("scan.reorder", "yes"), "'scan.reorder' = 'yes'", "'true' or 'false'");
         assertRootCause(

@@ -8,8 +8,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The snapshot's life in the enumerator: the stream may start only after every split finished and
- * a checkpoint taken after that completed (a restore from an earlier checkpoint would emit snapshot
+ * The snapshot's life in the enumerator: the stream may start only after every split finished and a
+ * checkpoint taken after that completed (a restore from an earlier checkpoint would emit snapshot
  * rows again after changes of their keys).
  */
 class SnapshotPhaseTest {

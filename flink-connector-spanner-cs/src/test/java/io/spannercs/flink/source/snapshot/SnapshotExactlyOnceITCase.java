@@ -16,8 +16,8 @@ import io.spannercs.flink.source.SpannerChangeStreamSource;
 import io.spannercs.flink.source.StartupMode;
 import io.spannercs.flink.testing.AllTypesTable;
 import io.spannercs.flink.testing.FailInSnapshotAndStream;
-import io.spannercs.flink.testing.SnapshotOrder;
 import io.spannercs.flink.testing.InjectedFailures;
+import io.spannercs.flink.testing.SnapshotOrder;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -40,9 +40,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * type (several tables, a composite key) before the job, a workload writing inserts, updates and
  * deletes while the snapshot and the stream are read, parallelism 2, checkpoints every 200 ms, and
  * the job failing once in the middle of the snapshot and once in the middle of the stream. The
- * output, applied per key in emission order, must equal the tables at the end; the snapshot rows
- * must be the tables at T, once each; the changes after T must be exactly the ground truth's; and
- * no key's change may come before its snapshot row. Both partition modes, and PostgreSQL.
+ * output, applied per key in commit order, must equal the tables at the end; the snapshot rows must
+ * be the tables at T, once each; the changes after T must be exactly the ground truth's; and no
+ * key's change may come before its snapshot row. Both partition modes, and PostgreSQL.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class SnapshotExactlyOnceITCase {
@@ -158,8 +158,7 @@ class SnapshotExactlyOnceITCase {
                     .doesNotHaveDuplicates()
                     .containsExactlyInAnyOrderElementsOf(expectedChanges);
 
-            TableFold fold = new TableFold();
-            events.forEach(fold::apply);
+            TableFold fold = TableFold.inCommitOrder(events);
             assertThat(fold.image())
                     .isEqualTo(
                             TableFold.tablesAt(
@@ -205,5 +204,4 @@ class SnapshotExactlyOnceITCase {
         }
         return out;
     }
-
 }

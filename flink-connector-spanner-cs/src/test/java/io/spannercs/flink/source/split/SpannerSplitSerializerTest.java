@@ -31,7 +31,8 @@ class SpannerSplitSerializerTest {
                 UPPER,
                 last,
                 last == null ? 0 : 42,
-                finished ? List.of(new PartitionReport.SnapshotFinished("snapshot/Lines/1", 42))
+                finished
+                        ? List.of(new PartitionReport.SnapshotFinished("snapshot/Lines/1", 42))
                         : List.of(),
                 finished);
     }
@@ -67,7 +68,14 @@ class SpannerSplitSerializerTest {
     void keysOfEveryKindSurviveCheckpointsExactly() throws IOException {
         SnapshotKey key =
                 new SnapshotKey(
-                        List.of("INT64", "FLOAT64", "BOOL", "NUMERIC", "BYTES", "DATE", "TIMESTAMP"),
+                        List.of(
+                                "INT64",
+                                "FLOAT64",
+                                "BOOL",
+                                "NUMERIC",
+                                "BYTES",
+                                "DATE",
+                                "TIMESTAMP"),
                         Arrays.asList(
                                 "-7",
                                 Long.toString(Double.doubleToRawLongBits(0.1)),
@@ -78,7 +86,17 @@ class SpannerSplitSerializerTest {
                                 "2026-12-03T04:00:00.123456000Z"));
         SnapshotSplit split =
                 new SnapshotSplit(
-                        "s", "T", List.of("a"), List.of("a"), 1, key, null, key, 1, List.of(), false);
+                        "s",
+                        "T",
+                        List.of("a"),
+                        List.of("a"),
+                        1,
+                        key,
+                        null,
+                        key,
+                        1,
+                        List.of(),
+                        false);
         SnapshotSplit back = (SnapshotSplit) SERIALIZER.deserialize(3, SERIALIZER.serialize(split));
         assertThat(back.lowerInclusive()).isEqualTo(key);
         assertThat(back.lowerInclusive().toKey()).isEqualTo(key.toKey());
@@ -89,14 +107,22 @@ class SpannerSplitSerializerTest {
         SnapshotSplit split = snapshot(null, false);
         assertThat(split.remaining(null))
                 .isEqualTo(
-                        KeySet.range(
-                                KeyRange.closedOpen(Key.of(100L, "a"), Key.of(200L, null))));
+                        KeySet.range(KeyRange.closedOpen(Key.of(100L, "a"), Key.of(200L, null))));
         SnapshotKey last = new SnapshotKey(List.of("INT64", "STRING"), List.of("150", "x"));
         assertThat(split.remaining(last))
                 .isEqualTo(KeySet.range(KeyRange.openOpen(Key.of(150L, "x"), Key.of(200L, null))));
         SnapshotSplit whole =
                 new SnapshotSplit(
-                        "s", "T", List.of("a"), List.of("a"), 1, null, null, null, 0, List.of(),
+                        "s",
+                        "T",
+                        List.of("a"),
+                        List.of("a"),
+                        1,
+                        null,
+                        null,
+                        null,
+                        0,
+                        List.of(),
                         false);
         assertThat(whole.remaining(null)).isEqualTo(KeySet.all());
         SnapshotKey lastOfTable = new SnapshotKey(List.of("INT64"), List.of("9"));
