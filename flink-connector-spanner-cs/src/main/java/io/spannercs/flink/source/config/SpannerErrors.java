@@ -23,6 +23,46 @@ public final class SpannerErrors {
 
     private SpannerErrors() {}
 
+    /**
+     * Whether a snapshot read failed because its timestamp fell out of the database's {@code
+     * version_retention_period} (Spanner answers FAILED_PRECONDITION, or OUT_OF_RANGE).
+     */
+    public static boolean isSnapshotTooOld(com.google.cloud.spanner.ErrorCode code) {
+        return code == com.google.cloud.spanner.ErrorCode.FAILED_PRECONDITION
+                || code == com.google.cloud.spanner.ErrorCode.OUT_OF_RANGE;
+    }
+
+    /** What to do when a snapshot at {@code snapshotMicros} outlived the version retention. */
+    public static String snapshotRetentionAdvice(long snapshotMicros, SpannerSourceConfig config) {
+        return "The snapshot timestamp "
+                + java.time.Instant.ofEpochSecond(0, snapshotMicros * 1000)
+                + " must stay within the database's version_retention_period until the snapshot"
+                + " ends: raise it (ALTER DATABASE "
+                + config.databaseId()
+                + " SET OPTIONS (version_retention_period = '1d')), or give the job more"
+                + " parallelism so the snapshot ends sooner.";
+    }
+
+    /**
+     * Codes a streaming query or read fails with transiently. The client retries UNAVAILABLE and
+     * some INTERNAL errors itself with resume tokens; what it gives up on is retried by the source,
+     * from the last record or row it fetched.
+     */
+    public static boolean isTransient(com.google.cloud.spanner.ErrorCode code) {
+        switch (code) {
+            case UNAVAILABLE:
+            case DEADLINE_EXCEEDED:
+            case ABORTED:
+            case RESOURCE_EXHAUSTED:
+            case INTERNAL:
+            case CANCELLED:
+            case UNKNOWN:
+                return true;
+            default:
+                return false;
+        }
+    }
+
     /** {@code CODE: description}, e.g. {@code OUT_OF_RANGE: Specified start_timestamp is ...}. */
     public static String describe(SpannerException e) {
         String description = Status.fromThrowable(e).getDescription();

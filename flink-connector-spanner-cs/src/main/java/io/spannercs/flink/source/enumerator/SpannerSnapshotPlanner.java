@@ -47,6 +47,11 @@ public final class SpannerSnapshotPlanner implements SnapshotPlanner {
     /** Spanner's default {@code version_retention_period}. */
     static final Duration DEFAULT_RETENTION = Duration.ofHours(1);
 
+    /** Transient errors while planning are retried this often, with a growing backoff. */
+    private static final int MAX_ATTEMPTS = 8;
+
+    private static final long MAX_BACKOFF_MILLIS = 5_000;
+
     private static final Pattern RETENTION_PART = Pattern.compile("(\\d+)\\s*([smhd])");
 
     private final SpannerSourceConfig config;
@@ -62,35 +67,70 @@ public final class SpannerSnapshotPlanner implements SnapshotPlanner {
     @Override
     public Plan plan() {
         try {
-            Spanner client = openClient();
-            DatabaseId db =
-                    DatabaseId.of(config.projectId(), config.instanceId(), config.databaseId());
-            DatabaseClient dbClient = client.getDatabaseClient(db);
-            Duration retention = retention(dbClient);
-            checkWithinRetention(retention);
-            Map<String, TableColumns> tables = trackedTables(dbClient);
-            List<SnapshotSplit> splits = new ArrayList<>();
-            long rows = 0;
-            BatchReadOnlyTransaction txn =
-                    client.getBatchClient(db)
-                            .batchReadOnlyTransaction(
-                                    TimestampBound.ofReadTimestamp(
-                                            Timestamp.ofTimeMicroseconds(config.snapshotMicros())));
-            try {
-                for (TableColumns t : tables.values()) {
-                    rows += cut(txn, t, splits);
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    return planOnce();
+                } catch (SpannerException e) {
+                    if (!SpannerErrors.isTransient(e.getErrorCode()) || attempt >= MAX_ATTEMPTS) {
+                        throw e;
+                    }
+                    long backoff = Math.min(MAX_BACKOFF_MILLIS, 100L << attempt);
+                    LOG.warn(
+                            "{} failed ({}), retrying in {} ms (attempt {} of {})",
+                            failure(),
+                            e.getErrorCode(),
+                            backoff,
+                            attempt,
+                            MAX_ATTEMPTS);
+                    sleep(backoff);
                 }
-            } finally {
-                txn.close();
             }
-            return new Plan(splits, rows, tables.size(), retention);
         } catch (SpannerException e) {
+            String reason =
+                    SpannerErrors.isSnapshotTooOld(e.getErrorCode())
+                            ? SpannerErrors.describe(e)
+                                    + ". "
+                                    + SpannerErrors.snapshotRetentionAdvice(
+                                            config.snapshotMicros(), config)
+                            : SpannerErrors.explain(e, config);
             throw new FlinkRuntimeException(
-                    failure() + " failed with " + SpannerErrors.explain(e, config),
-                    SpannerErrors.forUsers(e));
+                    failure() + " failed with " + reason, SpannerErrors.forUsers(e));
         } finally {
             SpannerClients.close(takeClient(), true);
         }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("The snapshot planning was interrupted", e);
+        }
+    }
+
+    private Plan planOnce() {
+        Spanner client = openClient();
+        DatabaseId db = DatabaseId.of(config.projectId(), config.instanceId(), config.databaseId());
+        DatabaseClient dbClient = client.getDatabaseClient(db);
+        Duration retention = retention(dbClient);
+        checkWithinRetention(retention);
+        Map<String, TableColumns> tables = trackedTables(dbClient);
+        List<SnapshotSplit> splits = new ArrayList<>();
+        long rows = 0;
+        BatchReadOnlyTransaction txn =
+                client.getBatchClient(db)
+                        .batchReadOnlyTransaction(
+                                TimestampBound.ofReadTimestamp(
+                                        Timestamp.ofTimeMicroseconds(config.snapshotMicros())));
+        try {
+            for (TableColumns t : tables.values()) {
+                rows += cut(txn, t, splits);
+            }
+        } finally {
+            txn.close();
+        }
+        return new Plan(splits, rows, tables.size(), retention);
     }
 
     /**

@@ -1,7 +1,6 @@
 package io.spannercs.flink.source.reader;
 
 import com.google.cloud.spanner.DatabaseClient;
-import com.google.cloud.spanner.ErrorCode;
 import com.google.cloud.spanner.Options;
 import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.SpannerException;
@@ -390,7 +389,7 @@ final class PartitionStream implements SplitStream {
             resultSet = null;
             running = false;
             discardHeld(); // not handed over: the retry reads them again
-            if (retryable(e.getErrorCode())) {
+            if (SpannerErrors.isTransient(e.getErrorCode())) {
                 attempts++;
                 shared.countQueryRestart();
                 long backoff = Math.min(MAX_BACKOFF_MILLIS, 100L << Math.min(attempts, 10));
@@ -409,26 +408,6 @@ final class PartitionStream implements SplitStream {
             }
         }
         onData.run();
-    }
-
-    /**
-     * Codes a streaming query fails with transiently. The client retries UNAVAILABLE and some
-     * INTERNAL errors itself with resume tokens; what it gives up on is retried here, from the last
-     * record fetched.
-     */
-    private static boolean retryable(ErrorCode code) {
-        switch (code) {
-            case UNAVAILABLE:
-            case DEADLINE_EXCEEDED:
-            case ABORTED:
-            case RESOURCE_EXHAUSTED:
-            case INTERNAL:
-            case CANCELLED:
-            case UNKNOWN:
-                return true;
-            default:
-                return false;
-        }
     }
 
     private String describe() {

@@ -3,7 +3,6 @@ package io.spannercs.flink.source.reader;
 import com.google.cloud.Timestamp;
 import com.google.cloud.spanner.BatchClient;
 import com.google.cloud.spanner.BatchReadOnlyTransaction;
-import com.google.cloud.spanner.ErrorCode;
 import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.SpannerException;
 import com.google.cloud.spanner.TimestampBound;
@@ -11,7 +10,6 @@ import io.spannercs.flink.source.config.SpannerErrors;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.split.SnapshotKey;
 import io.spannercs.flink.source.split.SnapshotSplit;
-import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -224,7 +222,7 @@ final class SnapshotStream implements SplitStream {
             }
             resultSet = null;
             running = false;
-            if (retryable(e.getErrorCode())) {
+            if (SpannerErrors.isTransient(e.getErrorCode())) {
                 attempts++;
                 long backoff = Math.min(MAX_BACKOFF_MILLIS, 100L << Math.min(attempts, 10));
                 retryAtNanos = System.nanoTime() + backoff * 1_000_000L;
@@ -234,22 +232,15 @@ final class SnapshotStream implements SplitStream {
                         e.getErrorCode(),
                         backoff,
                         attempts);
-            } else if (e.getErrorCode() == ErrorCode.FAILED_PRECONDITION
-                    || e.getErrorCode() == ErrorCode.OUT_OF_RANGE) {
+            } else if (SpannerErrors.isSnapshotTooOld(e.getErrorCode())) {
                 failure =
                         new IllegalStateException(
                                 describe()
                                         + " failed: "
                                         + SpannerErrors.describe(e)
-                                        + ". The snapshot timestamp "
-                                        + Instant.ofEpochSecond(0, split.snapshotMicros() * 1000)
-                                        + " must stay within the database's"
-                                        + " version_retention_period until the snapshot ends:"
-                                        + " raise it (ALTER DATABASE "
-                                        + config.databaseId()
-                                        + " SET OPTIONS (version_retention_period = '1d')), or"
-                                        + " give the job more parallelism so the snapshot ends"
-                                        + " sooner.",
+                                        + ". "
+                                        + SpannerErrors.snapshotRetentionAdvice(
+                                                split.snapshotMicros(), config),
                                 SpannerErrors.forUsers(e));
             } else {
                 failure =
@@ -259,21 +250,6 @@ final class SnapshotStream implements SplitStream {
             }
         }
         onData.run();
-    }
-
-    private static boolean retryable(ErrorCode code) {
-        switch (code) {
-            case UNAVAILABLE:
-            case DEADLINE_EXCEEDED:
-            case ABORTED:
-            case RESOURCE_EXHAUSTED:
-            case INTERNAL:
-            case CANCELLED:
-            case UNKNOWN:
-                return true;
-            default:
-                return false;
-        }
     }
 
     private String describe() {
