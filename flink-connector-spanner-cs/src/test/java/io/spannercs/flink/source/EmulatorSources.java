@@ -12,11 +12,17 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 public final class EmulatorSources {
     private EmulatorSources() {}
 
-    /** One TaskManager with two slots, for jobs of parallelism 2. */
+    /**
+     * A cluster for jobs of parallelism 2 that fail and restart: two TaskManagers of two slots, so
+     * a job still finds slots if one TaskManager dies. One does when a failure strikes while the
+     * restarted job's collect sink is still starting: Flink's {@code CollectSinkFunction} then
+     * throws a NullPointerException on close, which is fatal to its TaskManager (FLINK-39330), and
+     * with a single TaskManager the job waits for slots until the test times out.
+     */
     public static MiniClusterExtension twoSlotCluster() {
         return new MiniClusterExtension(
                 new MiniClusterResourceConfiguration.Builder()
-                        .setNumberTaskManagers(1)
+                        .setNumberTaskManagers(2)
                         .setNumberSlotsPerTaskManager(2)
                         .build());
     }

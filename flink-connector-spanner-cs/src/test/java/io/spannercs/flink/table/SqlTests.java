@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
@@ -27,12 +26,9 @@ import org.apache.flink.util.CloseableIterator;
 final class SqlTests {
     private SqlTests() {}
 
+    /** See {@link io.spannercs.flink.source.EmulatorSources#twoSlotCluster()}. */
     static MiniClusterExtension cluster() {
-        return new MiniClusterExtension(
-                new MiniClusterResourceConfiguration.Builder()
-                        .setNumberTaskManagers(1)
-                        .setNumberSlotsPerTaskManager(2)
-                        .build());
+        return io.spannercs.flink.source.EmulatorSources.twoSlotCluster();
     }
 
     /**

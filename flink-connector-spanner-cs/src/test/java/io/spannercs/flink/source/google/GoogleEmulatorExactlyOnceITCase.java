@@ -11,6 +11,7 @@ import io.spannercs.emulator.testing.GoogleSpannerEmulator;
 import io.spannercs.flink.format.ChangeEvent;
 import io.spannercs.flink.format.ChangeEventDeserializer;
 import io.spannercs.flink.format.ChangeEventTypeInfo;
+import io.spannercs.flink.source.EmulatorSources;
 import io.spannercs.flink.source.SpannerChangeStreamSource;
 import io.spannercs.flink.testing.InjectedFailures;
 import java.nio.file.Path;
@@ -21,7 +22,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.CloseableIterator;
@@ -41,12 +41,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class GoogleEmulatorExactlyOnceITCase {
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(2)
-                            .build());
+    static final MiniClusterExtension MINI_CLUSTER = EmulatorSources.twoSlotCluster();
 
     private static final String PROJECT = "test-project";
     private static final DatabaseId DB = DatabaseId.of(PROJECT, "eo-instance", "eo-db");
