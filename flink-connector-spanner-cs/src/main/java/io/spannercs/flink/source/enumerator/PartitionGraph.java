@@ -70,7 +70,7 @@ final class PartitionGraph {
 
     private boolean rootQueryDone;
     private long lowWatermarkMicros;
-    // A rewind lowered the low watermark since it was last published.
+    // A rewind lowered (or the snapshot raised) the low watermark since it was last published.
     private boolean lowered;
 
     private PartitionGraph(boolean rootQueryDone, long lowWatermarkMicros) {
@@ -482,7 +482,10 @@ final class PartitionGraph {
 
     /** Raises the low watermark to at least {@code micros} (a snapshot holds it below its time). */
     void raiseLowWatermark(long micros) {
-        lowWatermarkMicros = Math.max(lowWatermarkMicros, micros);
+        if (micros > lowWatermarkMicros) {
+            lowWatermarkMicros = micros;
+            lowered = true; // changed: published with the next update
+        }
     }
 
     /**
