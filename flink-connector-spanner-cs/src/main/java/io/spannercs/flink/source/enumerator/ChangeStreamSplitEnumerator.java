@@ -49,6 +49,8 @@ public final class ChangeStreamSplitEnumerator
     private final EnumeratorMetrics metrics;
     private final BarrierTimeoutMonitor barrierTimeouts;
     private final Set<Integer> signalledNoMoreSplits = new HashSet<>();
+    // Registered readers not told the low watermark yet (see afterChange).
+    private final Set<Integer> readersAwaitingLowWatermark = new HashSet<>();
 
     /**
      * The enumerator of a source, reading the first partitions from Spanner.
@@ -189,7 +191,8 @@ public final class ChangeStreamSplitEnumerator
         // A registering reader is a new instance; it has not been told anything yet. Barriers its
         // restored splits wait at come back with its SplitsResumedEvent.
         signalledNoMoreSplits.remove(subtaskId);
-        send(subtaskId, new LowWatermarkEvent(graph.lowWatermarkMicros()));
+        // Told once the graph is settled: after a failover, once restarted readers have resumed.
+        readersAwaitingLowWatermark.add(subtaskId);
         afterChange();
     }
 
@@ -305,9 +308,15 @@ public final class ChangeStreamSplitEnumerator
     private void afterChange() {
         assignReadyPartitions();
         releaseSatisfiedBarriers();
-        if (graph.updateLowWatermark(config.bounded(), config.endMicros())) {
+        boolean changed = graph.updateLowWatermark(config.bounded(), config.endMicros());
+        if (graph.lowWatermarkSettled() && (changed || !readersAwaitingLowWatermark.isEmpty())) {
             LowWatermarkEvent event = new LowWatermarkEvent(graph.lowWatermarkMicros());
-            context.registeredReaders().keySet().forEach(r -> send(r, event));
+            for (int r : context.registeredReaders().keySet()) {
+                if (changed || readersAwaitingLowWatermark.contains(r)) {
+                    send(r, event);
+                }
+            }
+            readersAwaitingLowWatermark.clear();
         }
         graph.prune();
         signalNoMoreSplitsIfDone();

@@ -70,6 +70,8 @@ final class PartitionGraph {
 
     private boolean rootQueryDone;
     private long lowWatermarkMicros;
+    // A rewind lowered the low watermark since it was last published.
+    private boolean lowered;
 
     private PartitionGraph(boolean rootQueryDone, long lowWatermarkMicros) {
         this.rootQueryDone = rootQueryDone;
@@ -191,6 +193,7 @@ final class PartitionGraph {
                 knownOrRecreated(split.token(), split.startMicros(), split.parentTokens());
         partitions.put(
                 p.token(), p.rewoundTo(split.progressMicros(), PartitionEntry.NO_SUBTASK, split));
+        lowerLowWatermarkTo(split.progressMicros());
         awaitingResume.remove(p.token());
         unconfirmedReaders.remove(p.token());
         rewindBarrier(
@@ -242,6 +245,7 @@ final class PartitionGraph {
                     TimeFormat.micros(split.progressMicros()));
         }
         partitions.put(p.token(), p.rewoundTo(split.progressMicros(), subtask, null));
+        lowerLowWatermarkTo(split.progressMicros());
         rewindBarrier(
                 p.token(),
                 split.progressMicros(),
@@ -477,12 +481,41 @@ final class PartitionGraph {
     // ---------------------------------------------------------------- watermark and pruning
 
     /**
+     * A partition was rewound to {@code micros} (its reader restarted from a checkpoint): its
+     * records after that are emitted again, so the low watermark must not stay above it. Readers
+     * emit it as their watermark while they have no partitions, and may get this one next.
+     */
+    private void lowerLowWatermarkTo(long micros) {
+        if (micros < lowWatermarkMicros) {
+            lowWatermarkMicros = micros;
+            lowered = true;
+        }
+    }
+
+    /**
+     * Whether the low watermark may be told to readers: no restarted reader still has to say where
+     * its partitions resume (until then the graph may be ahead of what stays emitted).
+     */
+    boolean lowWatermarkSettled() {
+        return awaitingResume.isEmpty();
+    }
+
+    /**
      * Recomputes the low watermark: the least progress of any unfinished partition, assigned or
-     * not; with none unfinished, the end of a bounded source. It never goes down.
+     * not; with none unfinished, the end of a bounded source. It goes down only when a restarted
+     * reader rewinds a partition below it, and does not move while restarted readers have not said
+     * where their partitions resume.
      *
-     * @return whether it changed
+     * @return whether it changed since it was last published
      */
     boolean updateLowWatermark(boolean bounded, long sourceEndMicros) {
+        if (!lowWatermarkSettled()) {
+            return false;
+        }
+        if (lowered) {
+            lowered = false;
+            return true;
+        }
         if (!rootQueryDone) {
             return false;
         }

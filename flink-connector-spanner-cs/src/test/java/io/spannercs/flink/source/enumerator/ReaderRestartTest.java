@@ -5,6 +5,7 @@ import static io.spannercs.flink.source.enumerator.EnumeratorHarness.partition;
 import static io.spannercs.flink.source.enumerator.EnumeratorHarness.root;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.spannercs.flink.source.event.LowWatermarkEvent;
 import io.spannercs.flink.source.event.PartitionReport.BarrierReached;
 import io.spannercs.flink.source.event.PartitionReport.Discovered;
 import io.spannercs.flink.source.event.PartitionReport.Finished;
@@ -173,5 +174,38 @@ class ReaderRestartTest {
         h.resume(ra, resumed("a", START - 1));
 
         assertThat(h.enumerator.graph().get("a")).isEqualTo(before);
+    }
+
+    /**
+     * Readers emit the low watermark while they have no partitions, so after a restart it must not
+     * be told above where the restarted reader's partitions resume, and not before they do.
+     */
+    @Test
+    void theLowWatermarkWaitsForResumedPartitionsAndGoesBackToThem() throws Exception {
+        int ra = h.owners().get("a");
+        int rb = h.owners().get("b");
+        h.progress(ra, "a", START + 500);
+        h.progress(rb, "b", START + 600);
+        assertThat(lowWatermarks(rb)).last().isEqualTo(START + 500);
+
+        // a's reader restarts from a checkpoint where a was at START + 100.
+        int toldBefore = lowWatermarks(ra).size();
+        restart(ra);
+        assertThat(lowWatermarks(ra)).as("told before a resumed").hasSize(toldBefore);
+        h.progress(rb, "b", START + 700); // does not raise it meanwhile
+        assertThat(lowWatermarks(rb)).last().isEqualTo(START + 500);
+
+        h.resume(ra, resumed("a", START + 100));
+        assertThat(lowWatermarks(ra)).hasSize(toldBefore + 1).last().isEqualTo(START + 100);
+        assertThat(lowWatermarks(rb)).last().isEqualTo(START + 100);
+
+        h.progress(ra, "a", START + 800);
+        assertThat(lowWatermarks(ra)).last().isEqualTo(START + 700);
+    }
+
+    private List<Long> lowWatermarks(int subtask) throws Exception {
+        return h.events(subtask, LowWatermarkEvent.class).stream()
+                .map(LowWatermarkEvent::micros)
+                .toList();
     }
 }
