@@ -52,6 +52,8 @@ public final class ChangeStreamSplitEnumerator
     private final EnumeratorMetrics metrics;
     private final BarrierTimeoutMonitor barrierTimeouts;
     private final Set<Integer> signalledNoMoreSplits = new HashSet<>();
+    // Registered readers not told the low watermark yet (see afterChange).
+    private final Set<Integer> readersAwaitingLowWatermark = new HashSet<>();
 
     /** Unfinished snapshot splits a reader gets at a time: more as it finishes them. */
     public static final int SNAPSHOT_SPLITS_PER_READER = 4;

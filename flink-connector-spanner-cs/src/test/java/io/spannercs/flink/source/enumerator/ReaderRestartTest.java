@@ -189,13 +189,14 @@ class ReaderRestartTest {
         assertThat(lowWatermarks(rb)).last().isEqualTo(START + 500);
 
         // a's reader restarts from a checkpoint where a was at START + 100.
+        int toldBefore = lowWatermarks(ra).size();
         restart(ra);
-        assertThat(lowWatermarks(ra)).as("told before a resumed").isEmpty();
+        assertThat(lowWatermarks(ra)).as("told before a resumed").hasSize(toldBefore);
         h.progress(rb, "b", START + 700); // does not raise it meanwhile
         assertThat(lowWatermarks(rb)).last().isEqualTo(START + 500);
 
         h.resume(ra, resumed("a", START + 100));
-        assertThat(lowWatermarks(ra)).containsExactly(START + 100);
+        assertThat(lowWatermarks(ra)).hasSize(toldBefore + 1).last().isEqualTo(START + 100);
         assertThat(lowWatermarks(rb)).last().isEqualTo(START + 100);
 
         h.progress(ra, "a", START + 800);
