@@ -509,26 +509,6 @@ final class PartitionGraph {
     }
 
     /**
-     * A partition was rewound to {@code micros} (its reader restarted from a checkpoint): its
-     * records after that are emitted again, so the low watermark must not stay above it. Readers
-     * emit it as their watermark while they have no partitions, and may get this one next.
-     */
-    private void lowerLowWatermarkTo(long micros) {
-        if (micros < lowWatermarkMicros) {
-            lowWatermarkMicros = micros;
-            lowered = true;
-        }
-    }
-
-    /**
-     * Whether the low watermark may be told to readers: no restarted reader still has to say where
-     * its partitions resume (until then the graph may be ahead of what stays emitted).
-     */
-    boolean lowWatermarkSettled() {
-        return awaitingResume.isEmpty();
-    }
-
-    /**
      * Recomputes the low watermark: the least progress of any unfinished partition, assigned or
      * not; with none unfinished, the end of a bounded source. It goes down only when a restarted
      * reader rewinds a partition below it, and does not move while restarted readers have not said
