@@ -34,10 +34,11 @@ public final class SpannerErrors {
 
     /** What to do when a snapshot at {@code snapshotMicros} outlived the version retention. */
     public static String snapshotRetentionAdvice(long snapshotMicros, SpannerSourceConfig config) {
-        return "The snapshot timestamp "
+        return "Spanner answers so when a read's timestamp has left the database's"
+                + " version_retention_period: the snapshot timestamp "
                 + java.time.Instant.ofEpochSecond(0, snapshotMicros * 1000)
                 + " must stay within the database's version_retention_period until the snapshot"
-                + " ends: raise it (ALTER DATABASE "
+                + " ends. If that is the cause, raise it (ALTER DATABASE "
                 + config.databaseId()
                 + " SET OPTIONS (version_retention_period = '1d')), or give the job more"
                 + " parallelism so the snapshot ends sooner.";

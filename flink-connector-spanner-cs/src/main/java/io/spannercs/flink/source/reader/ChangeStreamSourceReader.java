@@ -78,12 +78,6 @@ public final class ChangeStreamSourceReader<T>
                                 new ChangeStreamSplitReader(
                                         config,
                                         SpannerClients.databaseClient(spanner.get(), config),
-                                        spanner.get()
-                                                .getBatchClient(
-                                                        com.google.cloud.spanner.DatabaseId.of(
-                                                                config.projectId(),
-                                                                config.instanceId(),
-                                                                config.databaseId())),
                                         queryThreads,
                                         shared),
                         new Configuration()),

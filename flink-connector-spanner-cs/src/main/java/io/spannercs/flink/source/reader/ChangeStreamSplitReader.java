@@ -1,6 +1,5 @@
 package io.spannercs.flink.source.reader;
 
-import com.google.cloud.spanner.BatchClient;
 import com.google.cloud.spanner.DatabaseClient;
 import io.spannercs.flink.source.config.ChangeStreamQuery;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
@@ -33,7 +32,6 @@ public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord,
 
     private final SpannerSourceConfig config;
     private final DatabaseClient client;
-    private final BatchClient batchClient;
     private final Executor queryThreads;
     private final ReaderSharedState shared;
     private final Map<String, SplitStream> streams = new LinkedHashMap<>();
@@ -45,12 +43,10 @@ public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord,
     public ChangeStreamSplitReader(
             SpannerSourceConfig config,
             DatabaseClient client,
-            BatchClient batchClient,
             Executor queryThreads,
             ReaderSharedState shared) {
         this.config = config;
         this.client = client;
-        this.batchClient = batchClient;
         this.queryThreads = queryThreads;
         this.shared = shared;
         shared.setFetcherWakeUp(this::notifyData);
@@ -148,7 +144,7 @@ public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord,
             if (split instanceof SnapshotSplit s) {
                 streams.put(
                         s.splitId(),
-                        new SnapshotStream(s, config, batchClient, queryThreads, this::notifyData));
+                        new SnapshotStream(s, config, client, queryThreads, this::notifyData));
                 continue;
             }
             if (query == null) {

@@ -1,8 +1,7 @@
 package io.spannercs.flink.source.reader;
 
 import com.google.cloud.Timestamp;
-import com.google.cloud.spanner.BatchClient;
-import com.google.cloud.spanner.BatchReadOnlyTransaction;
+import com.google.cloud.spanner.DatabaseClient;
 import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.SpannerException;
 import com.google.cloud.spanner.TimestampBound;
@@ -22,12 +21,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reads one snapshot split: its key range of one table at the snapshot timestamp, through a {@code
- * BatchClient} read-only transaction at that timestamp, in primary-key order, on a thread of the
- * reader's query pool. Rows are converted there and go into a bounded buffer (a full buffer stops
- * the read: gRPC flow control holds the rest in Spanner). A transient error restarts the read after
- * the last row fetched; the split's position (the last row emitted) lets a restored split do the
- * same, so every row of the range is emitted once.
+ * Reads one snapshot split: its key range of one table at the snapshot timestamp, with a single-use
+ * read-only read at exactly that timestamp, in primary-key order, on a thread of the reader's query
+ * pool. Rows are converted there and go into a bounded buffer (a full buffer stops the read: gRPC
+ * flow control holds the rest in Spanner). A transient error restarts the read after the last row
+ * fetched; the split's position (the last row emitted) lets a restored split do the same, so every
+ * row of the range is emitted once.
  */
 final class SnapshotStream implements SplitStream {
     private static final Logger LOG = LoggerFactory.getLogger(SnapshotStream.class);
@@ -35,7 +34,7 @@ final class SnapshotStream implements SplitStream {
 
     private final SnapshotSplit split;
     private final SpannerSourceConfig config;
-    private final BatchClient client;
+    private final DatabaseClient client;
     private final Executor queryThreads;
     private final Runnable onData;
     private final List<String> readColumns;
@@ -54,7 +53,7 @@ final class SnapshotStream implements SplitStream {
     SnapshotStream(
             SnapshotSplit split,
             SpannerSourceConfig config,
-            BatchClient client,
+            DatabaseClient client,
             Executor queryThreads,
             Runnable onData) {
         this.split = split;
@@ -102,13 +101,13 @@ final class SnapshotStream implements SplitStream {
     }
 
     private void runRead(long read, SnapshotKey after) {
-        BatchReadOnlyTransaction txn = null;
+        TimestampBound atSnapshot =
+                TimestampBound.ofReadTimestamp(
+                        Timestamp.ofTimeMicroseconds(split.snapshotMicros()));
         try {
-            txn =
-                    client.batchReadOnlyTransaction(
-                            TimestampBound.ofReadTimestamp(
-                                    Timestamp.ofTimeMicroseconds(split.snapshotMicros())));
-            try (ResultSet rs = txn.read(split.table(), split.remaining(after), readColumns)) {
+            try (ResultSet rs =
+                    client.singleUse(atSnapshot)
+                            .read(split.table(), split.remaining(after), readColumns)) {
                 synchronized (this) {
                     if (read != generation) {
                         return;
@@ -163,13 +162,6 @@ final class SnapshotStream implements SplitStream {
             }
             onData.run();
         } finally {
-            if (txn != null) {
-                try {
-                    txn.close();
-                } catch (RuntimeException ignored) {
-                    // nothing to release that the session does not release itself
-                }
-            }
             synchronized (this) {
                 if (read == generation) {
                     resultSet = null;

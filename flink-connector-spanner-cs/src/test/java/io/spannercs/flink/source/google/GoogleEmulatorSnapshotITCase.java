@@ -15,6 +15,7 @@ import io.spannercs.emulator.testing.GoogleSpannerEmulator;
 import io.spannercs.flink.format.ChangeEvent;
 import io.spannercs.flink.format.ChangeEventDeserializer;
 import io.spannercs.flink.format.ChangeEventTypeInfo;
+import io.spannercs.flink.source.EmulatorSources;
 import io.spannercs.flink.source.SpannerChangeStreamSource;
 import io.spannercs.flink.source.StartupMode;
 import io.spannercs.flink.source.snapshot.TableFold;
@@ -32,7 +33,6 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.CloseableIterator;
@@ -54,12 +54,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class GoogleEmulatorSnapshotITCase {
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(2)
-                            .build());
+    static final MiniClusterExtension MINI_CLUSTER = EmulatorSources.twoSlotCluster();
 
     private static final String PROJECT = "test-project";
     private static final DatabaseId DB = DatabaseId.of(PROJECT, "snap-instance", "snap-db");
