@@ -2,23 +2,18 @@ package io.spannercs.flink.source.google;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.google.cloud.NoCredentials;
 import com.google.cloud.spanner.DatabaseClient;
 import com.google.cloud.spanner.DatabaseId;
 import com.google.cloud.spanner.Spanner;
-import com.google.cloud.spanner.SpannerOptions;
-import io.spannercs.emulator.testing.GoogleSpannerEmulator;
 import io.spannercs.flink.format.ChangeEvent;
 import io.spannercs.flink.format.ChangeEventDeserializer;
 import io.spannercs.flink.source.SpannerChangeStreamSource;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -29,7 +24,6 @@ import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.CloseableIterator;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -75,33 +69,18 @@ class GoogleEmulatorChurnSoakITCase {
 
     static final int DEFAULT_MINUTES = 2;
 
-    private static final String PROJECT = "test-project";
+    private static final String PROJECT = GoogleGateway.PROJECT;
     private static final DatabaseId DB = DatabaseId.of(PROJECT, "soak-instance", "soak-db");
     private static final int TRANSACTIONS_PER_SECOND = 20;
     private static final Duration QUIET_PERIOD = Duration.ofSeconds(20);
 
     @Test
     void unboundedJobDeliversEveryChangeOnceWhileTheEmulatorChurns() throws Exception {
-        Optional<Path> gateway = GoogleSpannerEmulator.locate();
-        if (gateway.isEmpty()) {
-            String reason =
-                    "Google's Cloud Spanner emulator (gateway_main) is not installed: set"
-                            + " GOOGLE_SPANNER_EMULATOR or install the gcloud SDK component"
-                            + " cloud-spanner-emulator to run this check";
-            System.out.println("SKIPPED GoogleEmulatorChurnSoakITCase: " + reason);
-            Assumptions.abort(reason);
-        }
         int minutes = Integer.getInteger(MINUTES_PROPERTY, DEFAULT_MINUTES);
         assertThat(minutes).as(MINUTES_PROPERTY).isPositive();
         long began = System.nanoTime();
-        try (GoogleSpannerEmulator google = GoogleSpannerEmulator.start(gateway.get());
-                Spanner spanner =
-                        SpannerOptions.newBuilder()
-                                .setProjectId(PROJECT)
-                                .setEmulatorHost(google.hostPort())
-                                .setCredentials(NoCredentials.getInstance())
-                                .build()
-                                .getService()) {
+        try (GoogleGateway google = GoogleGateway.startOrSkip(getClass())) {
+            Spanner spanner = google.spanner();
             google.createDatabase(spanner, DB, OrdersWriter.DDL);
             DatabaseClient client = spanner.getDatabaseClient(DB);
             Instant start = Instant.now();

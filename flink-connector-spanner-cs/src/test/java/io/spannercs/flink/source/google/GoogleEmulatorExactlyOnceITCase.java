@@ -2,30 +2,24 @@ package io.spannercs.flink.source.google;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.google.cloud.NoCredentials;
 import com.google.cloud.spanner.DatabaseClient;
 import com.google.cloud.spanner.DatabaseId;
 import com.google.cloud.spanner.Spanner;
-import com.google.cloud.spanner.SpannerOptions;
-import io.spannercs.emulator.testing.GoogleSpannerEmulator;
 import io.spannercs.flink.format.ChangeEvent;
 import io.spannercs.flink.format.ChangeEventDeserializer;
 import io.spannercs.flink.format.ChangeEventTypeInfo;
 import io.spannercs.flink.source.EmulatorSources;
 import io.spannercs.flink.source.SpannerChangeStreamSource;
 import io.spannercs.flink.testing.InjectedFailures;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.CloseableIterator;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -43,7 +37,7 @@ class GoogleEmulatorExactlyOnceITCase {
     @RegisterExtension
     static final MiniClusterExtension MINI_CLUSTER = EmulatorSources.twoSlotCluster();
 
-    private static final String PROJECT = "test-project";
+    private static final String PROJECT = GoogleGateway.PROJECT;
     private static final DatabaseId DB = DatabaseId.of(PROJECT, "eo-instance", "eo-db");
     private static final List<String> DDL = OrdersWriter.DDL;
 
@@ -51,24 +45,9 @@ class GoogleEmulatorExactlyOnceITCase {
 
     @Test
     void jobOutputEqualsWhatTheClientWrote() throws Exception {
-        Optional<Path> gateway = GoogleSpannerEmulator.locate();
-        if (gateway.isEmpty()) {
-            String reason =
-                    "Google's Cloud Spanner emulator (gateway_main) is not installed: set"
-                            + " GOOGLE_SPANNER_EMULATOR or install the gcloud SDK component"
-                            + " cloud-spanner-emulator to run this check";
-            System.out.println("SKIPPED GoogleEmulatorExactlyOnceITCase: " + reason);
-            Assumptions.abort(reason);
-        }
         InjectedFailures.arm(3);
-        try (GoogleSpannerEmulator google = GoogleSpannerEmulator.start(gateway.get());
-                Spanner spanner =
-                        SpannerOptions.newBuilder()
-                                .setProjectId(PROJECT)
-                                .setEmulatorHost(google.hostPort())
-                                .setCredentials(NoCredentials.getInstance())
-                                .build()
-                                .getService()) {
+        try (GoogleGateway google = GoogleGateway.startOrSkip(getClass())) {
+            Spanner spanner = google.spanner();
             google.createDatabase(spanner, DB, DDL);
             DatabaseClient client = spanner.getDatabaseClient(DB);
             Instant start = Instant.now();

@@ -3,16 +3,13 @@ package io.spannercs.flink.source.google;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.cloud.Date;
-import com.google.cloud.NoCredentials;
 import com.google.cloud.Timestamp;
 import com.google.cloud.spanner.DatabaseClient;
 import com.google.cloud.spanner.DatabaseId;
 import com.google.cloud.spanner.Key;
 import com.google.cloud.spanner.Mutation;
 import com.google.cloud.spanner.Spanner;
-import com.google.cloud.spanner.SpannerOptions;
 import com.google.cloud.spanner.Value;
-import io.spannercs.emulator.testing.GoogleSpannerEmulator;
 import io.spannercs.flink.format.ChangeEvent;
 import io.spannercs.flink.format.ChangeEventDeserializer;
 import io.spannercs.flink.format.ChangeEventTypeInfo;
@@ -20,7 +17,6 @@ import io.spannercs.flink.source.EmulatorSources;
 import io.spannercs.flink.source.SpannerChangeStreamSource;
 import io.spannercs.flink.testing.InjectedFailures;
 import java.math.BigDecimal;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -31,7 +27,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
@@ -42,7 +37,6 @@ import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.CloseableIterator;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -71,7 +65,7 @@ class GoogleEmulatorNullArrayElementsITCase {
     @RegisterExtension
     static final MiniClusterExtension MINI_CLUSTER = EmulatorSources.twoSlotCluster();
 
-    private static final String PROJECT = "test-project";
+    private static final String PROJECT = GoogleGateway.PROJECT;
     private static final DatabaseId DB = DatabaseId.of(PROJECT, "null-instance", "null-db");
     private static final List<String> DDL =
             List.of(
@@ -86,23 +80,8 @@ class GoogleEmulatorNullArrayElementsITCase {
 
     @Test
     void nullElementsArriveAsNullExactlyOnce() throws Exception {
-        Optional<Path> gateway = GoogleSpannerEmulator.locate();
-        if (gateway.isEmpty()) {
-            String reason =
-                    "Google's Cloud Spanner emulator (gateway_main) is not installed: set"
-                            + " GOOGLE_SPANNER_EMULATOR or install the gcloud SDK component"
-                            + " cloud-spanner-emulator to run this check";
-            System.out.println("SKIPPED GoogleEmulatorNullArrayElementsITCase: " + reason);
-            Assumptions.abort(reason);
-        }
-        try (GoogleSpannerEmulator google = GoogleSpannerEmulator.start(gateway.get());
-                Spanner spanner =
-                        SpannerOptions.newBuilder()
-                                .setProjectId(PROJECT)
-                                .setEmulatorHost(google.hostPort())
-                                .setCredentials(NoCredentials.getInstance())
-                                .build()
-                                .getService()) {
+        try (GoogleGateway google = GoogleGateway.startOrSkip(getClass())) {
+            Spanner spanner = google.spanner();
             google.createDatabase(spanner, DB, DDL);
             DatabaseClient client = spanner.getDatabaseClient(DB);
             Instant start = Instant.now();

@@ -2,16 +2,13 @@ package io.spannercs.flink.source.google;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.google.cloud.NoCredentials;
 import com.google.cloud.Timestamp;
 import com.google.cloud.spanner.DatabaseClient;
 import com.google.cloud.spanner.DatabaseId;
 import com.google.cloud.spanner.KeySet;
 import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.Spanner;
-import com.google.cloud.spanner.SpannerOptions;
 import com.google.cloud.spanner.TimestampBound;
-import io.spannercs.emulator.testing.GoogleSpannerEmulator;
 import io.spannercs.flink.format.ChangeEvent;
 import io.spannercs.flink.format.ChangeEventDeserializer;
 import io.spannercs.flink.format.ChangeEventTypeInfo;
@@ -22,21 +19,18 @@ import io.spannercs.flink.source.snapshot.TableFold;
 import io.spannercs.flink.testing.FailInSnapshotAndStream;
 import io.spannercs.flink.testing.InjectedFailures;
 import io.spannercs.flink.testing.SnapshotOrder;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.CloseableIterator;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -56,7 +50,7 @@ class GoogleEmulatorSnapshotITCase {
     @RegisterExtension
     static final MiniClusterExtension MINI_CLUSTER = EmulatorSources.twoSlotCluster();
 
-    private static final String PROJECT = "test-project";
+    private static final String PROJECT = GoogleGateway.PROJECT;
     private static final DatabaseId DB = DatabaseId.of(PROJECT, "snap-instance", "snap-db");
     private static final int BULK_ORDERS = 6000;
     private static final Map<String, List<String>> COLUMNS =
@@ -66,24 +60,9 @@ class GoogleEmulatorSnapshotITCase {
 
     @Test
     void snapshotThenStreamEqualsWhatTheClientReadsAndWrote() throws Exception {
-        Optional<Path> gateway = GoogleSpannerEmulator.locate();
-        if (gateway.isEmpty()) {
-            String reason =
-                    "Google's Cloud Spanner emulator (gateway_main) is not installed: set"
-                            + " GOOGLE_SPANNER_EMULATOR or install the gcloud SDK component"
-                            + " cloud-spanner-emulator to run this check";
-            System.out.println("SKIPPED GoogleEmulatorSnapshotITCase: " + reason);
-            Assumptions.abort(reason);
-        }
         FailInSnapshotAndStream.reset(2500, 300);
-        try (GoogleSpannerEmulator google = GoogleSpannerEmulator.start(gateway.get());
-                Spanner spanner =
-                        SpannerOptions.newBuilder()
-                                .setProjectId(PROJECT)
-                                .setEmulatorHost(google.hostPort())
-                                .setCredentials(NoCredentials.getInstance())
-                                .build()
-                                .getService()) {
+        try (GoogleGateway google = GoogleGateway.startOrSkip(getClass())) {
+            Spanner spanner = google.spanner();
             google.createDatabase(spanner, DB, OrdersWriter.DDL);
             DatabaseClient client = spanner.getDatabaseClient(DB);
             OrdersWriter orders = new OrdersWriter(client, 17);
