@@ -64,7 +64,6 @@ import org.slf4j.LoggerFactory;
  */
 final class PartitionStream implements SplitStream {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionStream.class);
-    private static final long MAX_BACKOFF_MILLIS = 10_000;
     private static final Comparator<ChangeRecord> SEQUENCE_ORDER =
             Comparator.comparing(ChangeRecord::recordSequence, RecordSequences.ORDER);
 
@@ -96,8 +95,7 @@ final class PartitionStream implements SplitStream {
     private boolean ended; // the partition is done (or the source's end reached): no more queries
     private boolean endDelivered;
     private RuntimeException failure;
-    private int attempts;
-    private long retryAtNanos;
+    private final RetrySchedule retries = new RetrySchedule();
     private boolean waitLogged;
     private long queryStartNanos;
     private long lastRowNanos;
@@ -169,7 +167,7 @@ final class PartitionStream implements SplitStream {
                         Instant.ofEpochSecond(0, earliest * 1000));
                 waitLogged = true;
             }
-            retryAtNanos = System.nanoTime() + (earliest - nowMicros) * 1000;
+            retries.waitFor((earliest - nowMicros) * 1000);
             return;
         }
         windowEndMicros =
@@ -233,7 +231,7 @@ final class PartitionStream implements SplitStream {
                     for (ChangeRecord r : records) {
                         accept(r);
                     }
-                    attempts = 0;
+                    retries.progressed();
                 }
                 // Only the first record needs to wake the fetcher: it drains until the buffer is
                 // empty. Never under this stream's lock: the fetcher takes locks the other way.
@@ -390,16 +388,8 @@ final class PartitionStream implements SplitStream {
             running = false;
             discardHeld(); // not handed over: the retry reads them again
             if (SpannerErrors.isTransient(e.getErrorCode())) {
-                attempts++;
                 shared.countQueryRestart();
-                long backoff = Math.min(MAX_BACKOFF_MILLIS, 100L << Math.min(attempts, 10));
-                retryAtNanos = System.nanoTime() + backoff * 1_000_000L;
-                LOG.warn(
-                        "{} failed ({}), retrying in {} ms (attempt {})",
-                        describe(),
-                        e.getErrorCode(),
-                        backoff,
-                        attempts);
+                retries.failed(LOG, describe(), e.getErrorCode());
             } else {
                 failure =
                         new IllegalStateException(
@@ -426,13 +416,7 @@ final class PartitionStream implements SplitStream {
     @Override
     public synchronized void retryIfDue() {
         long now = System.nanoTime();
-        if (started
-                && !running
-                && !ended
-                && failure == null
-                && retryAtNanos != 0
-                && now >= retryAtNanos) {
-            retryAtNanos = 0;
+        if (started && !running && !ended && failure == null && retries.takeIfDue(now)) {
             start();
         } else if (running && !stallWarned && now - lastRowNanos > stallNanos()) {
             stallWarned = true;

@@ -30,7 +30,6 @@ import org.slf4j.LoggerFactory;
  */
 final class SnapshotStream implements SplitStream {
     private static final Logger LOG = LoggerFactory.getLogger(SnapshotStream.class);
-    private static final long MAX_BACKOFF_MILLIS = 10_000;
 
     private final SnapshotSplit split;
     private final SpannerSourceConfig config;
@@ -47,8 +46,7 @@ final class SnapshotStream implements SplitStream {
     private boolean started;
     private boolean ended;
     private RuntimeException failure;
-    private int attempts;
-    private long retryAtNanos;
+    private final RetrySchedule retries = new RetrySchedule();
 
     SnapshotStream(
             SnapshotSplit split,
@@ -128,7 +126,7 @@ final class SnapshotStream implements SplitStream {
                         wasEmpty = buffer.isEmpty();
                         buffer.add(FetchedRecord.snapshotRow(row));
                         fetched = row.key();
-                        attempts = 0;
+                        retries.progressed();
                     }
                     if (wasEmpty) {
                         onData.run();
@@ -215,15 +213,7 @@ final class SnapshotStream implements SplitStream {
             resultSet = null;
             running = false;
             if (SpannerErrors.isTransient(e.getErrorCode())) {
-                attempts++;
-                long backoff = Math.min(MAX_BACKOFF_MILLIS, 100L << Math.min(attempts, 10));
-                retryAtNanos = System.nanoTime() + backoff * 1_000_000L;
-                LOG.warn(
-                        "{} failed ({}), retrying in {} ms (attempt {})",
-                        describe(),
-                        e.getErrorCode(),
-                        backoff,
-                        attempts);
+                retries.failed(LOG, describe(), e.getErrorCode());
             } else if (SpannerErrors.isSnapshotTooOld(e.getErrorCode())) {
                 failure =
                         new IllegalStateException(
@@ -260,9 +250,7 @@ final class SnapshotStream implements SplitStream {
                 && !running
                 && !ended
                 && failure == null
-                && retryAtNanos != 0
-                && System.nanoTime() >= retryAtNanos) {
-            retryAtNanos = 0;
+                && retries.takeIfDue(System.nanoTime())) {
             start();
         }
     }
