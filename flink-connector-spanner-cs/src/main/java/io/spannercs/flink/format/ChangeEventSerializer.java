@@ -101,12 +101,14 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
 
     @Override
     public ChangeEvent copy(ChangeEvent from) {
-        return new ChangeEvent(
+        // An event never changes its maps, so maps of immutable values are shared, not copied:
+        // Flink copies every record between chained operators unless object reuse is on.
+        return ChangeEvent.owningMaps(
                         from.getTable(),
                         from.getChangeType(),
-                        copyValues(from.getKeys(), "keys"),
-                        copyValues(from.getNewValues(), "newValues"),
-                        copyValues(from.getOldValues(), "oldValues"),
+                        copyValues(from.keysMap(), "keys"),
+                        copyValues(from.newValuesMap(), "newValues"),
+                        copyValues(from.oldValuesMap(), "oldValues"),
                         from.getCommitTimestamp(),
                         from.getServerTransactionId(),
                         from.getRecordSequence(),
@@ -117,7 +119,7 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
                         from.getNumberOfRecordsInTransaction(),
                         from.getNumberOfPartitionsInTransaction(),
                         from.getValueCaptureType(),
-                        from.getColumnTypes())
+                        from.columnTypesMap())
                 .withRawChangeType(from.getRawChangeType())
                 .withSnapshot(from.isSnapshot());
     }
@@ -191,7 +193,7 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
         for (int i = 0; i < columnCount; i++) {
             columnTypes.put(StringValue.readString(in), StringValue.readString(in));
         }
-        return new ChangeEvent(
+        return ChangeEvent.owningMaps(
                         table,
                         changeType,
                         keys,
@@ -407,12 +409,35 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
         return bytes;
     }
 
+    /** The map itself when all its values are immutable, else a deep copy. */
     private static Map<String, Object> copyValues(Map<String, Object> values, String map) {
+        boolean immutable = true;
+        for (Object v : values.values()) {
+            if (!isImmutable(v)) {
+                immutable = false;
+                break;
+            }
+        }
+        if (immutable) {
+            return values;
+        }
         Map<String, Object> copy = new LinkedHashMap<>();
         for (Map.Entry<String, Object> e : values.entrySet()) {
             copy.put(e.getKey(), copyValue(e.getValue(), map, e.getKey()));
         }
         return copy;
+    }
+
+    private static boolean isImmutable(Object v) {
+        return v == null
+                || v instanceof String
+                || v instanceof Long
+                || v instanceof Boolean
+                || v instanceof Double
+                || v instanceof Instant
+                || v instanceof BigDecimal
+                || v instanceof LocalDate
+                || v instanceof Float;
     }
 
     private static Object copyValue(Object v, String map, String column) {
@@ -427,16 +452,8 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
             }
             return Collections.unmodifiableList(copy);
         }
-        if (v == null
-                || v instanceof Long
-                || v instanceof Double
-                || v instanceof Float
-                || v instanceof BigDecimal
-                || v instanceof Boolean
-                || v instanceof String
-                || v instanceof LocalDate
-                || v instanceof Instant) {
-            return v; // immutable
+        if (isImmutable(v)) {
+            return v;
         }
         throw unsupported(v, map, column);
     }

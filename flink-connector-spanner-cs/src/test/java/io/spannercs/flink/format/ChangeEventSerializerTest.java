@@ -247,6 +247,18 @@ class ChangeEventSerializerTest extends SerializerTestBase<ChangeEvent> {
     }
 
     @Test
+    void aCopyIsAnEventOfItsOwn() {
+        ChangeEvent e = everyValueType();
+        ChangeEvent copy = ChangeEventSerializer.INSTANCE.copy(e);
+        assertThat(copy).isEqualTo(e).isNotSameAs(e);
+
+        copy.withSnapshot(!e.isSnapshot());
+
+        assertThat(copy.isSnapshot()).isNotEqualTo(e.isSnapshot());
+        assertThat(ChangeEventSerializer.INSTANCE.copy(e)).isEqualTo(e);
+    }
+
+    @Test
     void copiesDoNotShareByteArrays() {
         ChangeEvent e = everyValueType();
         ChangeEvent copy = ChangeEventSerializer.INSTANCE.copy(e);

@@ -109,8 +109,17 @@ final class ReadTimestamps {
      */
     static java.util.List<java.util.List<com.google.protobuf.Value>> rowsAt(
             Database d, String table, long atMicros) {
+        return rowsAt(d, table, atMicros, null);
+    }
+
+    /** As {@link #rowsAt(Database, String, long)}, only the rows whose keys the set names. */
+    static java.util.List<java.util.List<com.google.protobuf.Value>> rowsAt(
+            Database d,
+            String table,
+            long atMicros,
+            io.spannercs.emulator.storage.KeySetMatcher keys) {
         try {
-            return d.read(table, atMicros);
+            return d.read(table, atMicros, keys);
         } catch (IllegalArgumentException e) {
             throw tooOld(atMicros);
         }

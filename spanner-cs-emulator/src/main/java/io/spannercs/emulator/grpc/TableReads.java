@@ -110,9 +110,8 @@ final class TableReads {
         List<List<Value>> rows = new ArrayList<>();
         int[] keyIndexes = keyIndexes(def);
         Comparator<List<Value>> order = KeySetMatcher.keyOrder(def);
-        for (List<Value> row : ReadTimestamps.rowsAt(db.database(), def.name(), readMicros)) {
-            List<Value> key = pick(row, keyIndexes);
-            if (keys.test(key) && inPartition(key, partition, order)) {
+        for (List<Value> row : ReadTimestamps.rowsAt(db.database(), def.name(), readMicros, keys)) {
+            if (partition == null || inPartition(pick(row, keyIndexes), partition, order)) {
                 rows.add(pick(row, columns));
             }
         }

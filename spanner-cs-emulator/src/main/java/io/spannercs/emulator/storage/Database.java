@@ -276,7 +276,15 @@ public final class Database {
      *     allows, where old versions may have been dropped
      * @throws io.grpc.StatusRuntimeException NOT_FOUND for an unknown table
      */
-    public synchronized List<List<Value>> read(String table, long atMicros) {
+    public List<List<Value>> read(String table, long atMicros) {
+        return read(table, atMicros, null);
+    }
+
+    /**
+     * Rows of a table at a timestamp whose keys the key set names (all rows for null), as {@link
+     * #read(String, long)}; visits only the rows between the set's first and last key.
+     */
+    public synchronized List<List<Value>> read(String table, long atMicros, KeySetMatcher keys) {
         if (atMicros < prunedBeforeMicros) {
             throw new IllegalArgumentException(
                     "Cannot read "
@@ -289,7 +297,7 @@ public final class Database {
                             + retention
                             + ")");
         }
-        return tableData(table).readAt(atMicros);
+        return tableData(table).readAt(atMicros, keys);
     }
 
     /** Keys of the live rows of a table, in key order. */

@@ -103,6 +103,42 @@ public final class KeySetMatcher implements Predicate<List<Value>> {
         return false;
     }
 
+    /**
+     * Where a scan in key order may start: the smallest key or range start of the set (a key or a
+     * key prefix; the empty prefix for the whole table).
+     */
+    List<Value> scanFrom() {
+        if (all) {
+            return List.of();
+        }
+        List<Value> from = null;
+        for (List<Value> k : keys) {
+            from = from == null || keyOrder.compare(k, from) < 0 ? k : from;
+        }
+        for (Range r : ranges) {
+            from = from == null || keyOrder.compare(r.start, from) < 0 ? r.start : from;
+        }
+        return from == null ? List.of() : from;
+    }
+
+    /** Whether a full key lies after every key and range of the set, so a scan can stop. */
+    boolean pastEnd(List<Value> key) {
+        if (all) {
+            return false;
+        }
+        for (List<Value> k : keys) {
+            if (keyOrder.compare(key, k) <= 0) {
+                return false;
+            }
+        }
+        for (Range r : ranges) {
+            if (comparePrefix(key, r.end) <= 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private List<Value> canonical(ListValue values, boolean prefixAllowed) {
         List<ColumnDef> keyColumns = table.keyColumns();
         int n = values.getValuesCount();

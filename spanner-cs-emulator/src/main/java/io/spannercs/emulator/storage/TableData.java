@@ -1,7 +1,6 @@
 package io.spannercs.emulator.storage;
 
 import com.google.protobuf.Value;
-import io.spannercs.emulator.schema.ColumnDef;
 import io.spannercs.emulator.schema.TableDef;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -25,17 +24,20 @@ final class TableData {
         this.rows = new TreeMap<>(keyComparator(table));
     }
 
-    /** Key order: each key column's type order, reversed for {@code DESC} columns. */
+    /**
+     * Key order: each key column's type order, reversed for {@code DESC} columns. A key prefix
+     * sorts before every key that starts with it, so a prefix can start a scan of the map.
+     */
     static Comparator<List<Value>> keyComparator(TableDef table) {
-        List<ColumnDef> keys = table.keyColumns();
         return (a, b) -> {
-            for (int i = 0; i < keys.size(); i++) {
+            int common = Math.min(a.size(), b.size());
+            for (int i = 0; i < common; i++) {
                 int c = table.compareKeyPart(i, a.get(i), b.get(i));
                 if (c != 0) {
                     return c;
                 }
             }
-            return 0;
+            return Integer.compare(a.size(), b.size());
         };
     }
 
@@ -105,10 +107,29 @@ final class TableData {
 
     /** Rows as of the timestamp, in key order. */
     List<List<Value>> readAt(long atMicros) {
+        return readAt(atMicros, null);
+    }
+
+    /**
+     * Rows as of the timestamp whose keys the key set names, in key order. Only the part of the
+     * table between the key set's first and last key is visited, so reading a key range costs the
+     * rows in it rather than the whole table.
+     */
+    List<List<Value>> readAt(long atMicros, KeySetMatcher keys) {
         List<List<Value>> out = new ArrayList<>();
-        for (List<Version> versions : rows.values()) {
+        Map<List<Value>, List<Version>> scanned =
+                keys == null ? rows : rows.tailMap(keys.scanFrom(), true);
+        for (Map.Entry<List<Value>, List<Version>> e : scanned.entrySet()) {
+            if (keys != null) {
+                if (keys.pastEnd(e.getKey())) {
+                    break;
+                }
+                if (!keys.test(e.getKey())) {
+                    continue;
+                }
+            }
             List<Value> found = null;
-            for (Version v : versions) {
+            for (Version v : e.getValue()) {
                 if (v.commitMicros() <= atMicros) {
                     found = v.row();
                 }

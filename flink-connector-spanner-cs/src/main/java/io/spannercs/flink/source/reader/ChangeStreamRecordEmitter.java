@@ -121,7 +121,7 @@ public final class ChangeStreamRecordEmitter<T>
             SnapshotRow row = element.row();
             long micros = s.split().snapshotMicros();
             ChangeEvent event =
-                    new ChangeEvent(
+                    ChangeEvent.owningMaps(
                                     s.split().table(),
                                     ChangeType.INSERT,
                                     row.keys(),
@@ -197,7 +197,7 @@ public final class ChangeStreamRecordEmitter<T>
                 continue;
             }
             ChangeEvent event =
-                    new ChangeEvent(
+                    ChangeEvent.owningMaps(
                             d.table(),
                             changeType,
                             values.typed(d, state.token(), columns, m.keys()),

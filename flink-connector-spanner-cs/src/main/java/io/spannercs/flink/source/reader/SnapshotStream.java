@@ -37,6 +37,20 @@ final class SnapshotStream implements SplitStream {
     private final Executor queryThreads;
     private final Runnable onData;
     private final List<String> readColumns;
+
+    /**
+     * Rows buffered before the fetcher is woken: it takes them in batches rather than one by one
+     * (waking it per row costs more than reading the row). Rows of a read that ends or stops are
+     * taken at once; others wait at most the fetcher's poll interval.
+     */
+    private static final int WAKE_BATCH = 128;
+
+    private final int wakeAt;
+
+    /** For each column in table order: its position in {@link #readColumns}, and if it is a key. */
+    private final int[] readIndex;
+
+    private final boolean[] isKey;
     private final ArrayDeque<FetchedRecord> buffer = new ArrayDeque<>();
 
     private SnapshotKey fetched; // the key of the last row put into the buffer
@@ -69,6 +83,13 @@ final class SnapshotStream implements SplitStream {
             }
         }
         this.readColumns = List.copyOf(columns);
+        this.wakeAt = Math.min(WAKE_BATCH, config.bufferedRecordsPerPartition());
+        this.readIndex = new int[split.columns().size()];
+        this.isKey = new boolean[readIndex.length];
+        for (int i = 0; i < readIndex.length; i++) {
+            readIndex[i] = readColumns.indexOf(split.columns().get(i));
+            isKey[i] = split.keyColumns().contains(split.columns().get(i));
+        }
     }
 
     @Override
@@ -118,17 +139,17 @@ final class SnapshotStream implements SplitStream {
                         columnTypes = columnTypes(rs);
                     }
                     SnapshotRow row = row(rs, columnTypes);
-                    boolean wasEmpty;
+                    boolean wakeFetcher;
                     synchronized (this) {
                         if (read != generation) {
                             return;
                         }
-                        wasEmpty = buffer.isEmpty();
+                        wakeFetcher = buffer.size() + 1 == wakeAt;
                         buffer.add(FetchedRecord.snapshotRow(row));
                         fetched = row.key();
                         retries.progressed();
                     }
-                    if (wasEmpty) {
+                    if (wakeFetcher) {
                         onData.run();
                     }
                     if (!awaitRoom(read)) {
@@ -181,14 +202,11 @@ final class SnapshotStream implements SplitStream {
 
     private SnapshotRow row(ResultSet rs, Map<String, String> columnTypes) {
         int keyCount = split.keyColumns().size();
-        Map<String, Object> byName = new LinkedHashMap<>();
-        for (int i = 0; i < readColumns.size(); i++) {
-            byName.put(readColumns.get(i), SnapshotValues.value(rs, i));
-        }
-        Map<String, Object> keys = new LinkedHashMap<>();
-        Map<String, Object> values = new LinkedHashMap<>();
-        for (String c : split.columns()) {
-            (split.keyColumns().contains(c) ? keys : values).put(c, byName.get(c));
+        Map<String, Object> keys = new LinkedHashMap<>(keyCount * 2);
+        Map<String, Object> values = new LinkedHashMap<>(readIndex.length * 2);
+        for (int i = 0; i < readIndex.length; i++) {
+            (isKey[i] ? keys : values)
+                    .put(split.columns().get(i), SnapshotValues.value(rs, readIndex[i]));
         }
         return new SnapshotRow(SnapshotKey.of(rs, keyCount), keys, values, columnTypes);
     }
@@ -280,7 +298,7 @@ final class SnapshotStream implements SplitStream {
 
     @Override
     public synchronized boolean hasBufferedRecords() {
-        return !buffer.isEmpty();
+        return buffer.size() >= wakeAt || (!buffer.isEmpty() && !running);
     }
 
     @Override

@@ -30,6 +30,10 @@ interface SplitStream {
     /** Whether every record has been drained and the split is over. */
     boolean finishedAndDrained();
 
+    /**
+     * Whether the fetcher should take this stream's records now rather than at its next poll (a
+     * snapshot read lets rows gather into batches first).
+     */
     boolean hasBufferedRecords();
 
     void close();
