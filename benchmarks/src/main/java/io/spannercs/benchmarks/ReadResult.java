@@ -5,11 +5,32 @@ package io.spannercs.benchmarks;
  * arrived ({@link System#nanoTime()}), so throughput excludes the fixed cost of starting up.
  *
  * @param wallNanos from the start of the read (query issued, job submitted) to its end
+ * @param startNanos when the read started, where known (else the first change's time)
  */
-record ReadResult(long rowChanges, long checksum, long firstNanos, long lastNanos, long wallNanos) {
+record ReadResult(
+        long rowChanges,
+        long checksum,
+        long firstNanos,
+        long lastNanos,
+        long wallNanos,
+        long startNanos) {
 
     /** A reader that did not run. */
-    static final ReadResult NONE = new ReadResult(0, 0, 0, 0, 0);
+    static final ReadResult NONE = new ReadResult(0, 0, 0, 0, 0, 0);
+
+    ReadResult(long rowChanges, long checksum, long firstNanos, long lastNanos, long wallNanos) {
+        this(rowChanges, checksum, firstNanos, lastNanos, wallNanos, firstNanos);
+    }
+
+    /** The same result, the read having started at {@code startNanos}. */
+    ReadResult from(long startNanos) {
+        return new ReadResult(rowChanges, checksum, firstNanos, lastNanos, wallNanos, startNanos);
+    }
+
+    /** From the start of the read (query issued, job submitted) to its first change. */
+    long startNanosToFirst() {
+        return firstNanos - startNanos;
+    }
 
     /** Row changes per second between the first and the last one. */
     double perSecond() {

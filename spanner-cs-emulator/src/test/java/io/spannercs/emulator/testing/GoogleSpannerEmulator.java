@@ -58,18 +58,31 @@ public final class GoogleSpannerEmulator implements AutoCloseable {
     /** Starts the gateway on free ports and waits until it accepts connections. */
     public static GoogleSpannerEmulator start(Path gateway)
             throws IOException, InterruptedException {
+        return start(gateway, List.of());
+    }
+
+    /**
+     * As {@link #start(Path)}, with more flags for the gateway (such as {@code
+     * --override_change_stream_partition_token_alive_seconds}).
+     */
+    public static GoogleSpannerEmulator start(Path gateway, List<String> flags)
+            throws IOException, InterruptedException {
         int grpc = freePort();
         int http = freePort();
         Path log = Files.createTempFile("google-spanner-emulator", ".log");
-        Process p =
-                new ProcessBuilder(
+        List<String> command =
+                new ArrayList<>(
+                        List.of(
                                 gateway.toString(),
                                 "--hostname",
                                 "127.0.0.1",
                                 "--grpc_port",
                                 Integer.toString(grpc),
                                 "--http_port",
-                                Integer.toString(http))
+                                Integer.toString(http)));
+        command.addAll(flags);
+        Process p =
+                new ProcessBuilder(command)
                         .redirectErrorStream(true)
                         .redirectOutput(log.toFile())
                         .start();

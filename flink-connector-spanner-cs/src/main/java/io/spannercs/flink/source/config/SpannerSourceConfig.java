@@ -49,6 +49,8 @@ public final class SpannerSourceConfig implements Serializable {
     private final boolean streams;
     private final int snapshotChunkRows;
     private final boolean streamAfterSnapshot;
+    // Not final: set by withReadAhead on a copy.
+    private boolean readAhead = true;
 
     /** How a change stream partitions its key space (its {@code partition_mode} option). */
     public enum PartitionMode {
@@ -145,6 +147,24 @@ public final class SpannerSourceConfig implements Serializable {
         this.streams = streams;
         this.snapshotChunkRows = snapshotChunkRows;
         this.streamAfterSnapshot = streamAfterSnapshot;
+        this.readAhead = c.readAhead;
+    }
+
+    /**
+     * This configuration with readers starting the queries of partitions they announced before the
+     * enumerator assigns them (default) or not.
+     */
+    public SpannerSourceConfig withReadAhead(boolean readAhead) {
+        SpannerSourceConfig copy =
+                new SpannerSourceConfig(
+                        this, snapshotMicros, streams, snapshotChunkRows, streamAfterSnapshot);
+        copy.readAhead = readAhead;
+        return copy;
+    }
+
+    /** Whether readers start the queries of partitions they announced before their assignment. */
+    public boolean readAhead() {
+        return readAhead;
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.spannercs.flink.source.enumerator;
 
 import io.spannercs.flink.source.ChangeFilter;
+import io.spannercs.flink.source.config.ChangeStreamQuery;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.event.AckReportsEvent;
 import io.spannercs.flink.source.event.LowWatermarkEvent;
@@ -8,6 +9,7 @@ import io.spannercs.flink.source.event.PartitionReport;
 import io.spannercs.flink.source.event.ReaderReportsEvent;
 import io.spannercs.flink.source.event.ReleaseBarrierEvent;
 import io.spannercs.flink.source.event.SplitsResumedEvent;
+import io.spannercs.flink.source.event.StreamShapeEvent;
 import io.spannercs.flink.source.split.PartitionSplit;
 import io.spannercs.flink.source.split.SnapshotSplit;
 import io.spannercs.flink.source.split.SpannerSplit;
@@ -54,6 +56,9 @@ public final class ChangeStreamSplitEnumerator
     private final Set<Integer> signalledNoMoreSplits = new HashSet<>();
     // Registered readers not told the low watermark yet (see afterChange).
     private final Set<Integer> readersAwaitingLowWatermark = new HashSet<>();
+    // Dialect and partition mode found by the root query, told to every reader; null until then
+    // (and in a restored job, whose readers ask the database).
+    private StreamShapeEvent shape;
 
     /** Unfinished snapshot splits a reader gets at a time: more as it finishes them. */
     public static final int SNAPSHOT_SPLITS_PER_READER = 4;
@@ -257,6 +262,11 @@ public final class ChangeStreamSplitEnumerator
         }
         partitions.forEach(p -> graph.discover(p, PartitionEntry.NO_SUBTASK));
         graph.markRootQueryDone();
+        ChangeStreamQuery query = rootPartitions.query();
+        if (query != null) {
+            shape = new StreamShapeEvent(query.dialect(), query.partitionMode());
+            context.registeredReaders().keySet().forEach(r -> send(r, shape));
+        }
         List<String> tokens = partitions.stream().map(PartitionReport.NewPartition::token).toList();
         LOG.info(
                 "Change stream {} starts with {} partitions: {}",
@@ -309,6 +319,9 @@ public final class ChangeStreamSplitEnumerator
         signalledNoMoreSplits.remove(subtaskId);
         // Told once the graph is settled: after a failover, once restarted readers have resumed.
         readersAwaitingLowWatermark.add(subtaskId);
+        if (shape != null) {
+            send(subtaskId, shape); // before any partition: events reach a reader in order
+        }
         afterChange();
     }
 
@@ -515,6 +528,7 @@ public final class ChangeStreamSplitEnumerator
                     for (PartitionEntry p : entries) {
                         list.add(p.split(config.endMicros()));
                         graph.markAssigned(p.token(), reader);
+                        LOG.debug("Partition {} goes to subtask {}", p.token(), reader);
                     }
                     splits.put(reader, list);
                     LOG.info(

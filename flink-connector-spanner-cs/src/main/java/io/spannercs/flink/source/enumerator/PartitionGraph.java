@@ -440,7 +440,8 @@ final class PartitionGraph {
             if (!hasReached(s, b.micros())) {
                 missing.add(s);
                 if (!partitions.containsKey(s) && b.firstTimeUnknown(s)) {
-                    LOG.warn(
+                    // Normal while catching up: the partition that announces it is read behind.
+                    LOG.debug(
                             "Partition {} waits at {} for source partition {}, which this source"
                                     + " has not discovered yet",
                             b.token(),

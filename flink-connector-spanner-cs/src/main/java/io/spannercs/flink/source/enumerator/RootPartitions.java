@@ -1,5 +1,6 @@
 package io.spannercs.flink.source.enumerator;
 
+import io.spannercs.flink.source.config.ChangeStreamQuery;
 import io.spannercs.flink.source.event.PartitionReport;
 import java.util.List;
 import org.apache.flink.annotation.Internal;
@@ -19,6 +20,14 @@ public interface RootPartitions extends AutoCloseable {
      * @throws Exception when the query fails; the message says why, naming the change stream
      */
     List<PartitionReport.NewPartition> query(long startMicros) throws Exception;
+
+    /**
+     * The stream's query as the root query found it (dialect and partition mode), for readers to
+     * use instead of asking the database again; null where unknown.
+     */
+    default ChangeStreamQuery query() {
+        return null;
+    }
 
     /** Releases any client; a query in progress may fail. */
     @Override

@@ -35,6 +35,9 @@ public final class SpannerRootPartitions implements RootPartitions {
     private final SpannerSourceConfig config;
     private Spanner spanner; // guarded by this
     private boolean closed; // guarded by this
+    private volatile ChangeStreamQuery query;
+    // Closes the client of a successful root query while the enumerator goes on; close() waits.
+    private Thread closing; // guarded by this
 
     /**
      * @throws IllegalArgumentException if the change stream name is not an identifier (it becomes
@@ -63,13 +66,17 @@ public final class SpannerRootPartitions implements RootPartitions {
                         startMicros,
                         config,
                         now.getEpochSecond() * 1_000_000L + now.getNano() / 1000);
+        boolean listed = false;
         try {
             DatabaseClient client = SpannerClients.databaseClient(openClient(), config);
-            ChangeStreamQuery query = ChangeStreamQuery.detect(client, config);
+            ChangeStreamQuery detected = ChangeStreamQuery.detect(client, config);
             Statement statement =
-                    query.statement(
+                    detected.statement(
                             null, startMicros, endMicros, config.heartbeatInterval().toMillis());
-            return read(client, statement);
+            List<NewPartition> partitions = read(client, statement);
+            this.query = detected;
+            listed = true;
+            return partitions;
         } catch (SpannerException e) {
             throw new FlinkRuntimeException(
                     failure() + " failed with " + SpannerErrors.explain(e, config),
@@ -79,13 +86,35 @@ public final class SpannerRootPartitions implements RootPartitions {
                     failure() + " failed: " + SpannerErrors.withoutRelocation(e.getMessage()),
                     SpannerErrors.forUsers(e));
         } finally {
-            // Waits (about a second: gRPC releases its shared threads a second after the last
-            // channel closed) so that the client's threads have ended before the partitions or the
-            // failure reach the enumerator: Flink releases the job's class loader while it closes
-            // the enumerator, not after, so a failure that ends the job must not leave them
-            // running.
-            SpannerClients.close(takeClient(), true);
+            if (listed) {
+                closeInBackground(takeClient());
+            } else {
+                // Waits (about a second: gRPC releases its shared threads a second after the last
+                // channel closed) so that the client's threads have ended before the failure
+                // reaches the enumerator: Flink releases the job's class loader while it closes
+                // the enumerator, not after, so a failure that ends the job must not leave them
+                // running.
+                SpannerClients.close(takeClient(), true);
+            }
         }
+    }
+
+    @Override
+    public ChangeStreamQuery query() {
+        return query;
+    }
+
+    /**
+     * The partitions go to the enumerator at once (the second the client's threads take to end
+     * would delay the first change); {@link #close()} waits for this close.
+     */
+    private synchronized void closeInBackground(Spanner client) {
+        if (client == null) {
+            return;
+        }
+        closing = new Thread(() -> SpannerClients.close(client, true), "spanner-cs-root-close");
+        closing.setDaemon(true);
+        closing.start();
     }
 
     private List<NewPartition> read(DatabaseClient client, Statement statement) {
@@ -157,10 +186,19 @@ public final class SpannerRootPartitions implements RootPartitions {
      */
     @Override
     public void close() {
+        Thread background;
         synchronized (this) {
             closed = true;
+            background = closing;
         }
         SpannerClients.close(takeClient(), true);
+        if (background != null) {
+            try {
+                background.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         ClientThreads.awaitClientThreadsEnded();
     }
 }

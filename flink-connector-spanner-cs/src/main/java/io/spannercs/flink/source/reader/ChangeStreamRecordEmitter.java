@@ -3,23 +3,18 @@ package io.spannercs.flink.source.reader;
 import io.spannercs.flink.format.ChangeEvent;
 import io.spannercs.flink.format.ChangeEventDeserializer;
 import io.spannercs.flink.format.ChangeType;
-import io.spannercs.flink.format.SpannerTypeNames;
 import io.spannercs.flink.source.ChangeFilter;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.event.PartitionReport;
 import io.spannercs.flink.source.record.ChangeRecord;
 import io.spannercs.flink.source.record.ChildPartitionsRecord;
-import io.spannercs.flink.source.record.ColumnInfo;
 import io.spannercs.flink.source.record.DataChangeRecord;
 import io.spannercs.flink.source.record.HeartbeatRecord;
-import io.spannercs.flink.source.record.ModRecord;
 import io.spannercs.flink.source.record.PartitionEndRecord;
 import io.spannercs.flink.source.record.PartitionEventRecord;
 import io.spannercs.flink.source.record.PartitionStartRecord;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.annotation.Internal;
@@ -39,13 +34,12 @@ import org.apache.flink.util.Collector;
 public final class ChangeStreamRecordEmitter<T>
         implements RecordEmitter<FetchedRecord, T, SplitState> {
     private final ChangeEventDeserializer<T> deserializer;
-    private final ChangeFilter filter;
     private final Counter numRecordsFiltered;
     private final SpannerSourceConfig config;
     private final ReaderSharedState shared;
     private final ReportOutbox outbox;
     private final ForwardingCollector<T> collector = new ForwardingCollector<>();
-    private final ModValueConverter values;
+    private final ChangeEvents events; // for records not converted on the query thread
     private final Counter numRecordsIn;
     private final Counter numSnapshotRows;
 
@@ -68,11 +62,10 @@ public final class ChangeStreamRecordEmitter<T>
         this.numSnapshotRows = numSnapshotRows;
         this.numRecordsFiltered = numRecordsFiltered;
         this.deserializer = deserializer;
-        this.filter = filter;
         this.config = config;
         this.shared = shared;
         this.outbox = outbox;
-        this.values = new ModValueConverter(config.unknownValueHandling());
+        this.events = new ChangeEvents(filter, config.unknownValueHandling());
     }
 
     @Override
@@ -92,7 +85,7 @@ public final class ChangeStreamRecordEmitter<T>
         PartitionSplitState state = (PartitionSplitState) splitState;
         switch (element.kind()) {
             case RECORD:
-                emitRecord(element.record(), output, state);
+                emitRecord(element, output, state);
                 outbox.progressChanged();
                 break;
             case BARRIER:
@@ -153,10 +146,12 @@ public final class ChangeStreamRecordEmitter<T>
         }
     }
 
-    private void emitRecord(ChangeRecord r, SourceOutput<T> output, PartitionSplitState state)
+    private void emitRecord(
+            FetchedRecord element, SourceOutput<T> output, PartitionSplitState state)
             throws Exception {
+        ChangeRecord r = element.record();
         if (r instanceof DataChangeRecord d) {
-            emitData(d, output, state);
+            emitData(d, element.events(), output, state);
         } else if (r instanceof HeartbeatRecord h) {
             state.advance(h);
         } else if (r instanceof PartitionStartRecord s) {
@@ -171,62 +166,22 @@ public final class ChangeStreamRecordEmitter<T>
         }
     }
 
-    private void emitData(DataChangeRecord d, SourceOutput<T> output, PartitionSplitState state)
+    private void emitData(
+            DataChangeRecord d,
+            ChangeEvents.Converted converted,
+            SourceOutput<T> output,
+            PartitionSplitState state)
             throws Exception {
-        if (!filter.acceptsRecord(d)) {
-            // Filtered before any value is converted: excluded tables cost almost nothing.
-            numRecordsFiltered.inc(d.mods().size());
-            state.advance(d);
-            return;
+        if (converted == null) {
+            converted = events.convert(d, state.token());
         }
-        List<ColumnInfo> columns = new ArrayList<>(d.columns());
-        columns.sort(Comparator.comparingLong(ColumnInfo::ordinalPosition));
-        Map<String, String> columnTypes = columnTypes(columns);
-        long timestampMillis = Math.floorDiv(d.timestampMicros(), 1000);
-        Instant commit =
-                Instant.ofEpochSecond(
-                        Math.floorDiv(d.timestampMicros(), 1_000_000L),
-                        Math.floorMod(d.timestampMicros(), 1_000_000L) * 1000L);
+        numRecordsFiltered.inc(converted.filtered());
         collector.target = output;
-        collector.timestamp = timestampMillis;
-        ChangeType changeType = values.changeType(d, state.token());
-        for (int i = 0; i < d.mods().size(); i++) {
-            ModRecord m = filter.select(d, d.mods().get(i));
-            if (m == null) {
-                numRecordsFiltered.inc();
-                continue;
-            }
-            ChangeEvent event =
-                    ChangeEvent.owningMaps(
-                            d.table(),
-                            changeType,
-                            values.typed(d, state.token(), columns, m.keys()),
-                            values.typed(d, state.token(), columns, m.newValues()),
-                            values.typed(d, state.token(), columns, m.oldValues()),
-                            commit,
-                            d.serverTransactionId(),
-                            d.recordSequence(),
-                            i,
-                            d.transactionTag(),
-                            d.systemTransaction(),
-                            state.token(),
-                            d.numberOfRecordsInTransaction(),
-                            d.numberOfPartitionsInTransaction(),
-                            d.valueCaptureType(),
-                            columnTypes);
-            if (changeType == ChangeType.UNKNOWN) {
-                event.withRawChangeType(d.modType());
-            }
+        collector.timestamp = Math.floorDiv(d.timestampMicros(), 1000);
+        for (ChangeEvent event : converted.events()) {
             deserializer.deserialize(event, collector);
         }
         state.advance(d);
-    }
-
-    /** Type names of the columns (in table order), as formats need a stable layout. */
-    private static Map<String, String> columnTypes(List<ColumnInfo> ordered) {
-        Map<String, String> out = new LinkedHashMap<>();
-        ordered.forEach(c -> out.put(c.name(), SpannerTypeNames.of(c.type())));
-        return out;
     }
 
     private void onPartitionStart(PartitionStartRecord s, PartitionSplitState state) {

@@ -2,6 +2,7 @@ package io.spannercs.flink.source.reader;
 
 import io.spannercs.flink.format.ChangeEventDeserializer;
 import io.spannercs.flink.source.ChangeFilter;
+import io.spannercs.flink.source.config.ChangeStreamQuery;
 import io.spannercs.flink.source.config.LazySpannerClient;
 import io.spannercs.flink.source.config.SpannerClients;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
@@ -12,6 +13,7 @@ import io.spannercs.flink.source.event.PartitionReport;
 import io.spannercs.flink.source.event.ReaderReportsEvent;
 import io.spannercs.flink.source.event.ReleaseBarrierEvent;
 import io.spannercs.flink.source.event.SplitsResumedEvent;
+import io.spannercs.flink.source.event.StreamShapeEvent;
 import io.spannercs.flink.source.split.PartitionSplit;
 import io.spannercs.flink.source.split.SnapshotSplit;
 import io.spannercs.flink.source.split.SpannerSplit;
@@ -79,7 +81,8 @@ public final class ChangeStreamSourceReader<T>
                                         config,
                                         SpannerClients.databaseClient(spanner.get(), config),
                                         queryThreads,
-                                        shared),
+                                        shared,
+                                        filter),
                         new Configuration()),
                 new ChangeStreamRecordEmitter<>(
                         deserializer,
@@ -171,6 +174,7 @@ public final class ChangeStreamSourceReader<T>
                                 .count());
         group.gauge("queryRestarts", shared::queryRestarts);
         group.counter("numPartitionQueries", shared.partitionQueries());
+        group.counter("numPartitionsReadAhead", shared.readAheadsTaken());
         group.counter("numRecordsMutableKeyRange", shared.mutableKeyRangeRecords());
         group.counter("numRecordsImmutableKeyRange", shared.immutableKeyRangeRecords());
         group.gauge("lowWatermarkMicros", shared::lowWatermarkMicros);
@@ -277,6 +281,10 @@ public final class ChangeStreamSourceReader<T>
             }
             shared.releaseBarrier(release.token(), release.micros());
             LOG.debug("Barrier of {} at {} released", release.token(), release.micros());
+        } else if (event instanceof StreamShapeEvent shape) {
+            shared.setKnownQuery(
+                    new ChangeStreamQuery(
+                            config.changeStream(), shape.dialect(), shape.partitionMode()));
         } else if (event instanceof LowWatermarkEvent low) {
             shared.setLowWatermark(low.micros());
             emitLowWatermarkWithoutPartitions();

@@ -1,8 +1,10 @@
 package io.spannercs.flink.source.reader;
 
 import com.google.cloud.spanner.DatabaseClient;
+import io.spannercs.flink.source.ChangeFilter;
 import io.spannercs.flink.source.config.ChangeStreamQuery;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
+import io.spannercs.flink.source.event.PartitionReport;
 import io.spannercs.flink.source.split.PartitionSplit;
 import io.spannercs.flink.source.split.SnapshotSplit;
 import io.spannercs.flink.source.split.SpannerSplit;
@@ -30,11 +32,27 @@ public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord,
     private static final int MAX_RECORDS_PER_FETCH = 2048;
     private static final long MAX_WAIT_MILLIS = 50;
 
+    /**
+     * Announced partitions whose queries a reader starts ahead of their assignment. The enumerator
+     * gives a partition to the reader that announced it unless that reader is busier than the
+     * others, so most reads ahead are taken over; the others are closed.
+     */
+    static final int MAX_READ_AHEADS = 16;
+
+    /** A read ahead not assigned to this reader within this time is given up. */
+    static final long READ_AHEAD_TTL_NANOS = 30_000_000_000L;
+
+    /** A query started before its partition was assigned: it fills its buffer, nothing more. */
+    private record ReadAhead(PartitionSplit split, PartitionStream stream, long sinceNanos) {}
+
     private final SpannerSourceConfig config;
     private final DatabaseClient client;
     private final Executor queryThreads;
     private final ReaderSharedState shared;
+    private final ChangeEvents events;
     private final Map<String, SplitStream> streams = new LinkedHashMap<>();
+    // Queries of announced partitions started before their assignment, by token.
+    private final Map<String, ReadAhead> readAheads = new LinkedHashMap<>();
     private ChangeStreamQuery query;
     private final Object signal = new Object();
     private boolean signalled;
@@ -44,7 +62,9 @@ public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord,
             SpannerSourceConfig config,
             DatabaseClient client,
             Executor queryThreads,
-            ReaderSharedState shared) {
+            ReaderSharedState shared,
+            ChangeFilter filter) {
+        this.events = new ChangeEvents(filter, config.unknownValueHandling());
         this.config = config;
         this.client = client;
         this.queryThreads = queryThreads;
@@ -59,6 +79,7 @@ public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord,
         boolean tick = shared.lowWatermarkVersion() != seenLowWatermarkVersion;
         seenLowWatermarkVersion = shared.lowWatermarkVersion();
         startQueriesWithinLimit();
+        readAhead();
         int budget = MAX_RECORDS_PER_FETCH;
         List<String> finished = new ArrayList<>();
         for (SplitStream s : streams.values()) {
@@ -134,6 +155,49 @@ public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord,
         }
     }
 
+    /**
+     * Starts the queries of partitions that records just announced, as the parent's reader will
+     * most likely be given them: a legacy child is assigned only once its parents have finished,
+     * and its query's first row can take long (on Google's emulator most of a second), time the
+     * read ahead overlaps with the end of the parent. Nothing is emitted before the assignment.
+     */
+    private void readAhead() {
+        List<PartitionReport.NewPartition> announced = shared.takeAnnounced();
+        if (query != null && config.readAhead()) {
+            for (PartitionReport.NewPartition p : announced) {
+                if (streams.containsKey(p.token()) || readAheads.containsKey(p.token())) {
+                    continue;
+                }
+                if (readAheads.size() >= MAX_READ_AHEADS) {
+                    String oldest = readAheads.keySet().iterator().next();
+                    readAheads.remove(oldest).stream().close();
+                }
+                PartitionSplit split =
+                        PartitionSplit.fresh(
+                                p.token(), p.startMicros(), config.endMicros(), p.parentTokens());
+                PartitionStream stream = newPartitionStream(split);
+                stream.start();
+                readAheads.put(p.token(), new ReadAhead(split, stream, System.nanoTime()));
+            }
+        }
+        long now = System.nanoTime();
+        readAheads
+                .values()
+                .removeIf(
+                        r -> {
+                            if (now - r.sinceNanos() < READ_AHEAD_TTL_NANOS) {
+                                return false;
+                            }
+                            r.stream().close();
+                            return true;
+                        });
+    }
+
+    private PartitionStream newPartitionStream(PartitionSplit split) {
+        return new PartitionStream(
+                split, config, query, client, queryThreads, shared, events, this::notifyData);
+    }
+
     @Override
     public void handleSplitsChanges(SplitsChange<SpannerSplit> change) {
         if (!(change instanceof SplitsAddition)) {
@@ -148,20 +212,24 @@ public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord,
                 continue;
             }
             if (query == null) {
-                // Once per reader, on the fetcher thread: dialect and partition mode of the stream.
-                query = ChangeStreamQuery.detect(client, config);
+                // Once per reader, on the fetcher thread: dialect and partition mode of the stream,
+                // as the enumerator told them, else asked of the database.
+                query = shared.knownQuery();
+                if (query == null) {
+                    query = ChangeStreamQuery.detect(client, config);
+                }
                 shared.setPartitionMode(query.partitionMode());
             }
-            streams.put(
-                    split.splitId(),
-                    new PartitionStream(
-                            (PartitionSplit) split,
-                            config,
-                            query,
-                            client,
-                            queryThreads,
-                            shared,
-                            this::notifyData));
+            ReadAhead ahead = readAheads.remove(split.splitId());
+            if (ahead != null && ahead.split().equals(split)) {
+                shared.countReadAheadTaken();
+                streams.put(split.splitId(), ahead.stream());
+                continue;
+            }
+            if (ahead != null) {
+                ahead.stream().close(); // assigned from elsewhere (a restored position)
+            }
+            streams.put(split.splitId(), newPartitionStream((PartitionSplit) split));
         }
         notifyData();
     }
@@ -175,5 +243,7 @@ public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord,
     public void close() {
         streams.values().forEach(SplitStream::close);
         streams.clear();
+        readAheads.values().forEach(r -> r.stream().close());
+        readAheads.clear();
     }
 }

@@ -13,10 +13,17 @@ import org.apache.flink.annotation.Internal;
  *     Kind#PARTITION_DONE})
  * @param sources the partitions a barrier waits for
  * @param row a snapshot row, for {@link Kind#SNAPSHOT_ROW}
+ * @param events for a data change record: its events, converted on the query thread (null: the
+ *     emitter converts)
  */
 @Internal
 public record FetchedRecord(
-        Kind kind, ChangeRecord record, long micros, List<String> sources, SnapshotRow row) {
+        Kind kind,
+        ChangeRecord record,
+        long micros,
+        List<String> sources,
+        SnapshotRow row,
+        ChangeEvents.Converted events) {
 
     /** What a fetched element is. */
     enum Kind {
@@ -38,24 +45,31 @@ public record FetchedRecord(
     }
 
     static final FetchedRecord WATERMARK_TICK =
-            new FetchedRecord(Kind.WATERMARK_TICK, null, 0, List.of(), null);
+            new FetchedRecord(Kind.WATERMARK_TICK, null, 0, List.of(), null, null);
+
+    /** A data change record with its events. */
+    static FetchedRecord of(ChangeRecord record, ChangeEvents.Converted events) {
+        return new FetchedRecord(
+                Kind.RECORD, record, record.timestampMicros(), List.of(), null, events);
+    }
 
     static FetchedRecord of(ChangeRecord record) {
-        return new FetchedRecord(Kind.RECORD, record, record.timestampMicros(), List.of(), null);
+        return new FetchedRecord(
+                Kind.RECORD, record, record.timestampMicros(), List.of(), null, null);
     }
 
     static FetchedRecord barrier(long micros, List<String> sources) {
-        return new FetchedRecord(Kind.BARRIER, null, micros, List.copyOf(sources), null);
+        return new FetchedRecord(Kind.BARRIER, null, micros, List.copyOf(sources), null, null);
     }
 
     static FetchedRecord partitionDone(long endMicros) {
-        return new FetchedRecord(Kind.PARTITION_DONE, null, endMicros, List.of(), null);
+        return new FetchedRecord(Kind.PARTITION_DONE, null, endMicros, List.of(), null, null);
     }
 
     static FetchedRecord snapshotRow(SnapshotRow row) {
-        return new FetchedRecord(Kind.SNAPSHOT_ROW, null, 0, List.of(), row);
+        return new FetchedRecord(Kind.SNAPSHOT_ROW, null, 0, List.of(), row, null);
     }
 
     static final FetchedRecord SNAPSHOT_DONE =
-            new FetchedRecord(Kind.SNAPSHOT_DONE, null, 0, List.of(), null);
+            new FetchedRecord(Kind.SNAPSHOT_DONE, null, 0, List.of(), null, null);
 }

@@ -10,6 +10,7 @@ import io.spannercs.flink.source.config.QueryWindows;
 import io.spannercs.flink.source.config.SpannerErrors;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.enumerator.PartitionNames;
+import io.spannercs.flink.source.event.PartitionReport;
 import io.spannercs.flink.source.record.ChangeRecord;
 import io.spannercs.flink.source.record.ChangeRecordDecoder;
 import io.spannercs.flink.source.record.ChildPartitionsRecord;
@@ -27,6 +28,7 @@ import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
@@ -74,6 +76,7 @@ final class PartitionStream implements SplitStream {
     private final Executor queryThreads;
     private final Runnable onData;
     private final ReaderSharedState shared;
+    private final ChangeEvents events; // null: the emitter converts
     private final boolean holdPartitionRecords;
     private final ArrayDeque<FetchedRecord> buffer = new ArrayDeque<>();
 
@@ -110,8 +113,10 @@ final class PartitionStream implements SplitStream {
             DatabaseClient client,
             Executor queryThreads,
             ReaderSharedState shared,
+            ChangeEvents events,
             Runnable onData) {
         this.split = split;
+        this.events = events;
         this.config = config;
         this.query = query;
         this.client = client;
@@ -219,8 +224,14 @@ final class PartitionStream implements SplitStream {
             while (rs.next()) {
                 if (decoder == null) {
                     decoder = ChangeRecordDecoder.forColumnType(rs.getColumnType(0));
+                    LOG.debug(
+                            "First row of partition {} {} µs after its query started",
+                            split.token(),
+                            (System.nanoTime() - queryStartNanos) / 1000);
                 }
                 List<ChangeRecord> records = decoder.decode(rs);
+                // Data records become events here, on this query thread, outside the lock.
+                Map<ChangeRecord, ChangeEvents.Converted> converted = convert(records);
                 boolean wasEmpty;
                 synchronized (this) {
                     if (query != generation) {
@@ -229,7 +240,7 @@ final class PartitionStream implements SplitStream {
                     lastRowNanos = System.nanoTime();
                     wasEmpty = buffer.isEmpty();
                     for (ChangeRecord r : records) {
-                        accept(r);
+                        accept(r, converted.get(r));
                     }
                     retries.progressed();
                 }
@@ -286,7 +297,19 @@ final class PartitionStream implements SplitStream {
     }
 
     /** Takes a record from the query, unless it was fetched before (a re-read). */
-    private void accept(ChangeRecord r) {
+    private Map<ChangeRecord, ChangeEvents.Converted> convert(List<ChangeRecord> records) {
+        Map<ChangeRecord, ChangeEvents.Converted> out = new java.util.IdentityHashMap<>();
+        if (events != null) {
+            for (ChangeRecord r : records) {
+                if (r instanceof DataChangeRecord d) {
+                    out.put(r, events.convert(d, split.token()));
+                }
+            }
+        }
+        return out;
+    }
+
+    private void accept(ChangeRecord r, ChangeEvents.Converted converted) {
         if (fetched.covers(r)
                 || (r.timestampMicros() == heldMicros && heldIdentities.contains(r.identity()))) {
             return;
@@ -302,7 +325,7 @@ final class PartitionStream implements SplitStream {
                 return;
             }
         }
-        deliver(r);
+        deliver(r, converted);
     }
 
     private static boolean isPartitionRecord(ChangeRecord r) {
@@ -333,8 +356,12 @@ final class PartitionStream implements SplitStream {
     }
 
     private void deliver(ChangeRecord r) {
+        deliver(r, null);
+    }
+
+    private void deliver(ChangeRecord r, ChangeEvents.Converted converted) {
         LOG.trace("Partition {} fetched {}", split.token(), r);
-        buffer.add(FetchedRecord.of(r));
+        buffer.add(FetchedRecord.of(r, converted));
         fetched.advance(r);
         if (r instanceof DataChangeRecord) {
             shared.recordFetchLag(
@@ -342,6 +369,18 @@ final class PartitionStream implements SplitStream {
         } else if (r instanceof PartitionEndRecord || r instanceof ChildPartitionsRecord) {
             endSeen = true;
             endMicros = Math.max(endMicros, r.timestampMicros());
+        }
+        if (r instanceof ChildPartitionsRecord c) {
+            for (ChildPartitionsRecord.ChildPartition child : c.children()) {
+                shared.announced(
+                        new PartitionReport.NewPartition(
+                                child.token(), c.timestampMicros(), child.parentTokens()));
+            }
+        } else if (r instanceof PartitionStartRecord s) {
+            for (String token : s.partitionTokens()) {
+                shared.announced(
+                        new PartitionReport.NewPartition(token, s.timestampMicros(), List.of()));
+            }
         }
     }
 

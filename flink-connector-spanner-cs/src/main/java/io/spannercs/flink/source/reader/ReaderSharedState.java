@@ -30,6 +30,48 @@ public final class ReaderSharedState {
         this.partitionMode = mode;
     }
 
+    // The stream's query as the enumerator found it, or null to ask the database.
+    private volatile io.spannercs.flink.source.config.ChangeStreamQuery knownQuery;
+
+    void setKnownQuery(io.spannercs.flink.source.config.ChangeStreamQuery query) {
+        this.knownQuery = query;
+    }
+
+    io.spannercs.flink.source.config.ChangeStreamQuery knownQuery() {
+        return knownQuery;
+    }
+
+    // Partitions that records just announced, for the fetcher to start reading ahead.
+    private final java.util.concurrent.ConcurrentLinkedQueue<
+                    io.spannercs.flink.source.event.PartitionReport.NewPartition>
+            announced = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+    private final Counter readAheadsTaken = new SimpleCounter();
+
+    void countReadAheadTaken() {
+        readAheadsTaken.inc();
+    }
+
+    /** Partitions whose query was started ahead of their assignment and then taken over. */
+    Counter readAheadsTaken() {
+        return readAheadsTaken;
+    }
+
+    /** A record announced a partition: the fetcher may start its query before it is assigned. */
+    void announced(io.spannercs.flink.source.event.PartitionReport.NewPartition partition) {
+        announced.add(partition);
+    }
+
+    /** The partitions announced since the last call. */
+    java.util.List<io.spannercs.flink.source.event.PartitionReport.NewPartition> takeAnnounced() {
+        java.util.List<io.spannercs.flink.source.event.PartitionReport.NewPartition> out =
+                new java.util.ArrayList<>();
+        for (var p = announced.poll(); p != null; p = announced.poll()) {
+            out.add(p);
+        }
+        return out;
+    }
+
     /** Counts row changes read, under the stream's partition mode. */
     void countRowChanges(int n) {
         (partitionMode == SpannerSourceConfig.PartitionMode.MUTABLE_KEY_RANGE

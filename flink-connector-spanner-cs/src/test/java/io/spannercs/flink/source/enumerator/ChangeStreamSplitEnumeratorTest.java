@@ -6,9 +6,13 @@ import static io.spannercs.flink.source.enumerator.EnumeratorHarness.root;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.google.cloud.spanner.Dialect;
+import io.spannercs.flink.source.config.ChangeStreamQuery;
+import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.event.LowWatermarkEvent;
 import io.spannercs.flink.source.event.PartitionReport.Discovered;
 import io.spannercs.flink.source.event.PartitionReport.Finished;
+import io.spannercs.flink.source.event.StreamShapeEvent;
 import io.spannercs.flink.source.record.HeartbeatRecord;
 import io.spannercs.flink.source.split.PartitionPosition;
 import io.spannercs.flink.source.split.PartitionSplit;
@@ -34,6 +38,36 @@ class ChangeStreamSplitEnumeratorTest {
                     .contains(PartitionSplit.fresh("a", START, h.config.endMicros(), List.of()));
             assertThat(h.metric("knownPartitions")).isEqualTo(4);
             assertThat(h.metric("unassignedPartitions")).isZero();
+        }
+    }
+
+    @Test
+    void tellsEveryReaderTheStreamShapeTheRootQueryFound() throws Throwable {
+        try (EnumeratorHarness h = EnumeratorHarness.unbounded(2, root("a"), root("b"))) {
+            h.rootQueryFinds(
+                    new ChangeStreamQuery(
+                            "orders_cs",
+                            Dialect.POSTGRESQL,
+                            SpannerSourceConfig.PartitionMode.MUTABLE_KEY_RANGE));
+            h.addReaders(0);
+            h.start();
+            h.addReaders(1);
+
+            StreamShapeEvent expected =
+                    new StreamShapeEvent(
+                            Dialect.POSTGRESQL,
+                            SpannerSourceConfig.PartitionMode.MUTABLE_KEY_RANGE);
+            assertThat(h.events(0, StreamShapeEvent.class)).containsExactly(expected);
+            assertThat(h.events(1, StreamShapeEvent.class)).containsExactly(expected);
+        }
+    }
+
+    @Test
+    void tellsNoShapeWhenTheRootQueryKnowsNone() throws Throwable {
+        try (EnumeratorHarness h = EnumeratorHarness.unbounded(1, root("a"))) {
+            h.addReaders(0);
+            h.start();
+            assertThat(h.events(0, StreamShapeEvent.class)).isEmpty();
         }
     }
 

@@ -1,5 +1,6 @@
 package io.spannercs.flink.source.enumerator;
 
+import io.spannercs.flink.source.config.ChangeStreamQuery;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.event.PartitionReport;
 import io.spannercs.flink.source.event.PartitionReport.NewPartition;
@@ -29,6 +30,7 @@ final class EnumeratorHarness implements AutoCloseable {
     final AtomicInteger rootQueries = new AtomicInteger();
     private final List<NewPartition> rootResult;
     private RuntimeException rootFailure;
+    private ChangeStreamQuery rootShape;
     ChangeStreamSplitEnumerator enumerator;
 
     EnumeratorHarness(int parallelism, long endMicros, NewPartition... root) {
@@ -89,18 +91,31 @@ final class EnumeratorHarness implements AutoCloseable {
         return partition(token, START);
     }
 
+    /** The dialect and partition mode the fake root query says it found. */
+    void rootQueryFinds(ChangeStreamQuery query) {
+        rootShape = query;
+    }
+
     void failRootQueryWith(RuntimeException e) {
         rootFailure = e;
     }
 
     private ChangeStreamSplitEnumerator create(ChangeStreamEnumeratorState state) {
         RootPartitions root =
-                startMicros -> {
-                    rootQueries.incrementAndGet();
-                    if (rootFailure != null) {
-                        throw rootFailure;
+                new RootPartitions() {
+                    @Override
+                    public List<NewPartition> query(long startMicros) {
+                        rootQueries.incrementAndGet();
+                        if (rootFailure != null) {
+                            throw rootFailure;
+                        }
+                        return rootResult;
                     }
-                    return rootResult;
+
+                    @Override
+                    public ChangeStreamQuery query() {
+                        return rootShape;
+                    }
                 };
         return new ChangeStreamSplitEnumerator(context, config, root, state, clockMillis::get);
     }

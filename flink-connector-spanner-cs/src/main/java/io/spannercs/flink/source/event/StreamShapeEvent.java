@@ -1,0 +1,15 @@
+package io.spannercs.flink.source.event;
+
+import com.google.cloud.spanner.Dialect;
+import io.spannercs.flink.source.config.SpannerSourceConfig;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.connector.source.SourceEvent;
+
+/**
+ * Enumerator to readers, before any partition: the database's dialect and the change stream's
+ * partition mode, as the enumerator found them for the root query, so readers need not ask the
+ * database again (two information_schema queries per reader, seconds on some servers).
+ */
+@Internal
+public record StreamShapeEvent(Dialect dialect, SpannerSourceConfig.PartitionMode partitionMode)
+        implements SourceEvent {}
