@@ -86,6 +86,62 @@ class ReaderMetricsITCase {
     }
 
     /**
+     * A reader starts the queries of the partitions its partitions announce before they are
+     * assigned, and takes them over when the enumerator gives them to it (at parallelism 1,
+     * always); every change is still read once. Off, no partition is read ahead.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"mutable_cs", "legacy_cs"})
+    void announcedPartitionsAreReadAheadAndTakenOver(String stream) throws Exception {
+        try (SpannerEmulator emulator =
+                SpannerEmulator.builder()
+                        .ddl(DDL)
+                        .initialPartitions(2)
+                        .maxPartitions(4)
+                        .churnInterval(java.time.Duration.ofMillis(150))
+                        .seed(5)
+                        .start()) {
+            Instant start = Instant.now();
+            WorkloadGenerator workload =
+                    new WorkloadGenerator(
+                            emulator.database(),
+                            WorkloadConfig.builder().transactionsPerSecond(200).seed(3).build());
+            workload.start();
+            Thread.sleep(2000);
+            workload.stop();
+            Instant end = Instant.now();
+            List<String> all =
+                    GroundTruth.expected(
+                            emulator.database(),
+                            stream,
+                            EmulatorSources.micros(start),
+                            EmulatorSources.micros(end));
+            boolean mutable = stream.startsWith("mutable");
+            for (boolean readAhead : new boolean[] {true, false}) {
+                StreamExecutionEnvironment env =
+                        StreamExecutionEnvironment.getExecutionEnvironment();
+                env.setParallelism(1);
+                env.fromSource(
+                                EmulatorSources.builder(emulator, stream, start, end)
+                                        .setReadAhead(readAhead)
+                                        .build(),
+                                WatermarkStrategy.noWatermarks(),
+                                "spanner")
+                        .sinkTo(new DiscardingSink<>());
+                JobID job = env.execute("read ahead " + readAhead + " " + stream).getJobID();
+                String counter =
+                        mutable ? "numRecordsMutableKeyRange" : "numRecordsImmutableKeyRange";
+                assertThat(sum(job, counter)).as("read ahead %s", readAhead).isEqualTo(all.size());
+                if (readAhead) {
+                    assertThat(sum(job, "numPartitionsReadAhead")).isPositive();
+                } else {
+                    assertThat(sum(job, "numPartitionsReadAhead")).isZero();
+                }
+            }
+        }
+    }
+
+    /**
      * Partitions that end (merges) finish with their query: a query window is not started again and
      * again for a partition whose end record came. (An end record held for sequence order and then
      * dropped when its query ended made the reader re-query such partitions in a busy loop.)
