@@ -75,6 +75,7 @@ public final class ChurnBenchmark {
             int rowsPerTransaction,
             int generations,
             List<Integer> parallelism,
+            int warmup,
             int rounds,
             Duration googleHistory,
             int googleAliveSeconds,
@@ -95,7 +96,13 @@ public final class ChurnBenchmark {
                                 400,
                                 "churn operations in the history (this project's emulator)"),
                         a.intList("parallelism", "1,2", "parallelisms of the source to measure"),
-                        a.intValue("rounds", 2, "reads per reader; the best one counts"),
+                        a.intValue(
+                                "warmup",
+                                1,
+                                "rounds run first that do not count (the JIT compiles the"
+                                        + " source's wider code path later than the plain"
+                                        + " reader's)"),
+                        a.intValue("rounds", 2, "counted reads per reader"),
                         a.duration(
                                 "google-history",
                                 "5m",
@@ -305,12 +312,19 @@ public final class ChurnBenchmark {
         readers.add("plain");
         s.parallelism().forEach(p -> readers.add("source-" + p));
         ReadResult[] best = new ReadResult[readers.size()];
+        List<List<Double>> ratios = new ArrayList<>();
+        readers.forEach(r -> ratios.add(new ArrayList<>()));
         int partitions = -1;
         long checksum = h.checksum();
-        for (int round = 0; round < s.rounds(); round++) {
+        for (int round = 0; round < s.warmup() + s.rounds(); round++) {
+            boolean counted = round >= s.warmup();
+            String roundName =
+                    counted ? "round " + (round - s.warmup() + 1) : "warm-up " + (round + 1);
+            double[] rates = new double[readers.size()];
             for (int k = 0; k < readers.size(); k++) {
                 int i = (k + round) % readers.size();
                 String reader = readers.get(i);
+                long cpuBefore = processCpuNanos();
                 ReadResult r;
                 if (reader.equals("plain")) {
                     FollowingPlainReader.Result plain = plain(h, s.timeout());
@@ -319,6 +333,7 @@ public final class ChurnBenchmark {
                 } else {
                     r = source(h, Integer.parseInt(reader.substring("source-".length())));
                 }
+                long cpu = processCpuNanos() - cpuBefore;
                 if (checksum == UNKNOWN_CHECKSUM) {
                     checksum = r.checksum();
                 }
@@ -337,15 +352,22 @@ public final class ChurnBenchmark {
                 }
                 System.out.printf(
                         Locale.ROOT,
-                        "  round %d %-9s %,8.0f changes/s, first change after %.2f s, done"
-                                + " after %.2f s%n",
-                        round + 1,
+                        "  %-9s %-9s %,8.0f changes/s, first change after %.2f s, done"
+                                + " after %.2f s, process CPU %.1f s%n",
+                        roundName,
                         reader,
                         r.perSecond(),
                         r.startNanosToFirst() / 1e9,
-                        r.wallNanos() / 1e9);
-                if (best[i] == null || r.perSecond() > best[i].perSecond()) {
+                        r.wallNanos() / 1e9,
+                        cpu / 1e9);
+                rates[i] = r.perSecond();
+                if (counted && (best[i] == null || r.perSecond() > best[i].perSecond())) {
                     best[i] = r;
+                }
+            }
+            if (counted) {
+                for (int i = 1; i < readers.size(); i++) {
+                    ratios.get(i).add(rates[i] / rates[0]);
                 }
             }
         }
@@ -368,11 +390,26 @@ public final class ChurnBenchmark {
         for (int i = 1; i < readers.size(); i++) {
             System.out.printf(
                     Locale.ROOT,
-                    "  best: b (%s) %,.0f changes/s, b/a %.2f%n",
+                    "  best: b (%s) %,.0f changes/s, b/a %.2f; median of the rounds' b/a %.2f%n",
                     readers.get(i),
                     best[i].perSecond(),
-                    best[i].perSecond() / a);
+                    best[i].perSecond() / a,
+                    median(ratios.get(i)));
         }
+    }
+
+    private static double median(List<Double> values) {
+        List<Double> sorted = new ArrayList<>(values);
+        sorted.sort(null);
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+    }
+
+    /** CPU time of this whole process (emulator, Flink and readers share it). */
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean)
+                        java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
     }
 
     private static FollowingPlainReader.Result plain(History h, Duration timeout) throws Exception {

@@ -122,6 +122,13 @@ final class GenerationTrace implements AutoCloseable {
                 barrierWaits.add(Long.parseLong(m.group(3)) * 1000);
             }
         }
+        Map<String, Integer> queries = new HashMap<>();
+        for (Line l : lines) {
+            Matcher m = QUERY_START.matcher(l.message());
+            if (m.find()) {
+                queries.merge(m.group(1), 1, Integer::sum);
+            }
+        }
         List<Long> report = new ArrayList<>();
         List<Long> enumerator = new ArrayList<>();
         List<Long> delivery = new ArrayList<>();
@@ -172,7 +179,9 @@ final class GenerationTrace implements AutoCloseable {
                         + "    delivery (assigned -> reader started the query)            %s%n"
                         + "    first row (query started -> first row)                     %s%n"
                         + "    total (parent ended, or announced -> child's first row)     %s%n"
-                        + "    move-in barriers: %d released, waited %s%n",
+                        + "    move-in barriers: %d released, waited %s%n"
+                        + "    partition queries: %d for %d partitions (windows, retries, reads"
+                        + " ahead not taken over)%n",
                 label,
                 total.size(),
                 stats(report),
@@ -181,7 +190,9 @@ final class GenerationTrace implements AutoCloseable {
                 stats(first),
                 stats(total),
                 barrierWaits.size(),
-                stats(barrierWaits));
+                stats(barrierWaits),
+                queries.values().stream().mapToInt(Integer::intValue).sum(),
+                queries.size());
     }
 
     private static String stats(List<Long> micros) {

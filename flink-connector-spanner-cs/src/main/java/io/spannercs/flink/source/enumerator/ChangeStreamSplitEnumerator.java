@@ -4,6 +4,7 @@ import io.spannercs.flink.source.ChangeFilter;
 import io.spannercs.flink.source.config.ChangeStreamQuery;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.event.AckReportsEvent;
+import io.spannercs.flink.source.event.AssignedElsewhereEvent;
 import io.spannercs.flink.source.event.LowWatermarkEvent;
 import io.spannercs.flink.source.event.PartitionReport;
 import io.spannercs.flink.source.event.ReaderReportsEvent;
@@ -543,6 +544,30 @@ public final class ChangeStreamSplitEnumerator
                             graph.partitions().size());
                 });
         context.assignSplits(new SplitsAssignment<>(splits));
+        tellReadersWhatWentElsewhere(readers, chosen);
+    }
+
+    /** Readers that read a partition ahead give it up once another reader has it. */
+    private void tellReadersWhatWentElsewhere(
+            Set<Integer> readers, Map<Integer, List<PartitionEntry>> chosen) {
+        if (!config.readAhead() || readers.size() < 2) {
+            return;
+        }
+        for (int reader : readers) {
+            List<String> elsewhere = new ArrayList<>();
+            chosen.forEach(
+                    (other, entries) -> {
+                        for (PartitionEntry p : entries) {
+                            // Only what a record announced may be read ahead: not the roots.
+                            if (other != reader && p.discoverer() != PartitionEntry.NO_SUBTASK) {
+                                elsewhere.add(p.token());
+                            }
+                        }
+                    });
+            if (!elsewhere.isEmpty()) {
+                send(reader, new AssignedElsewhereEvent(elsewhere));
+            }
+        }
     }
 
     private void releaseSatisfiedBarriers() {

@@ -8,6 +8,7 @@ import io.spannercs.flink.source.config.SpannerClients;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.enumerator.PartitionNames;
 import io.spannercs.flink.source.event.AckReportsEvent;
+import io.spannercs.flink.source.event.AssignedElsewhereEvent;
 import io.spannercs.flink.source.event.LowWatermarkEvent;
 import io.spannercs.flink.source.event.PartitionReport;
 import io.spannercs.flink.source.event.ReaderReportsEvent;
@@ -54,6 +55,7 @@ public final class ChangeStreamSourceReader<T>
     private final LazySpannerClient spanner;
     private final ExecutorService queryThreads;
     private final ReaderSharedState shared;
+    private final ReadAheads readAheads;
     private final ReportOutbox outbox;
     private final Map<String, SplitState> states = new LinkedHashMap<>();
 
@@ -70,6 +72,7 @@ public final class ChangeStreamSourceReader<T>
             LazySpannerClient spanner,
             ExecutorService queryThreads,
             ReaderSharedState shared,
+            ReadAheads readAheads,
             ReportOutbox outbox,
             ChangeEventDeserializer<T> deserializer,
             ChangeFilter filter,
@@ -82,6 +85,7 @@ public final class ChangeStreamSourceReader<T>
                                         SpannerClients.databaseClient(spanner.get(), config),
                                         queryThreads,
                                         shared,
+                                        readAheads,
                                         filter),
                         new Configuration()),
                 new ChangeStreamRecordEmitter<>(
@@ -99,6 +103,7 @@ public final class ChangeStreamSourceReader<T>
         this.spanner = spanner;
         this.queryThreads = queryThreads;
         this.shared = shared;
+        this.readAheads = readAheads;
         this.outbox = outbox;
         registerMetrics(context.metricGroup());
     }
@@ -137,6 +142,7 @@ public final class ChangeStreamSourceReader<T>
                     spanner,
                     executor,
                     new ReaderSharedState(),
+                    new ReadAheads(),
                     new ReportOutbox(),
                     deserializer,
                     filter,
@@ -281,6 +287,8 @@ public final class ChangeStreamSourceReader<T>
             }
             shared.releaseBarrier(release.token(), release.micros());
             LOG.debug("Barrier of {} at {} released", release.token(), release.micros());
+        } else if (event instanceof AssignedElsewhereEvent elsewhere) {
+            readAheads.giveUp(elsewhere.tokens());
         } else if (event instanceof StreamShapeEvent shape) {
             shared.setKnownQuery(
                     new ChangeStreamQuery(
@@ -351,8 +359,15 @@ public final class ChangeStreamSourceReader<T>
     }
 
     @Override
+    public void notifyNoMoreSplits() {
+        readAheads.close(); // nothing more will be assigned: what was read ahead stays unread
+        super.notifyNoMoreSplits();
+    }
+
+    @Override
     public void close() throws Exception {
         try {
+            readAheads.close();
             super.close();
         } finally {
             queryThreads.shutdownNow();

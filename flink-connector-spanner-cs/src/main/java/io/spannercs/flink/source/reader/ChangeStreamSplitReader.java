@@ -32,27 +32,14 @@ public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord,
     private static final int MAX_RECORDS_PER_FETCH = 2048;
     private static final long MAX_WAIT_MILLIS = 50;
 
-    /**
-     * Announced partitions whose queries a reader starts ahead of their assignment. The enumerator
-     * gives a partition to the reader that announced it unless that reader is busier than the
-     * others, so most reads ahead are taken over; the others are closed.
-     */
-    static final int MAX_READ_AHEADS = 16;
-
-    /** A read ahead not assigned to this reader within this time is given up. */
-    static final long READ_AHEAD_TTL_NANOS = 30_000_000_000L;
-
-    /** A query started before its partition was assigned: it fills its buffer, nothing more. */
-    private record ReadAhead(PartitionSplit split, PartitionStream stream, long sinceNanos) {}
-
     private final SpannerSourceConfig config;
     private final DatabaseClient client;
     private final Executor queryThreads;
     private final ReaderSharedState shared;
     private final ChangeEvents events;
     private final Map<String, SplitStream> streams = new LinkedHashMap<>();
-    // Queries of announced partitions started before their assignment, by token.
-    private final Map<String, ReadAhead> readAheads = new LinkedHashMap<>();
+    // Queries of announced partitions started before their assignment: they outlive this reader.
+    private final ReadAheads readAheads;
     private ChangeStreamQuery query;
     private final Object signal = new Object();
     private boolean signalled;
@@ -63,7 +50,9 @@ public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord,
             DatabaseClient client,
             Executor queryThreads,
             ReaderSharedState shared,
+            ReadAheads readAheads,
             ChangeFilter filter) {
+        this.readAheads = readAheads;
         this.events = new ChangeEvents(filter, config.unknownValueHandling());
         this.config = config;
         this.client = client;
@@ -163,34 +152,27 @@ public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord,
      */
     private void readAhead() {
         List<PartitionReport.NewPartition> announced = shared.takeAnnounced();
-        if (query != null && config.readAhead()) {
-            for (PartitionReport.NewPartition p : announced) {
-                if (streams.containsKey(p.token()) || readAheads.containsKey(p.token())) {
-                    continue;
-                }
-                if (readAheads.size() >= MAX_READ_AHEADS) {
-                    String oldest = readAheads.keySet().iterator().next();
-                    readAheads.remove(oldest).stream().close();
-                }
-                PartitionSplit split =
-                        PartitionSplit.fresh(
-                                p.token(), p.startMicros(), config.endMicros(), p.parentTokens());
-                PartitionStream stream = newPartitionStream(split);
-                stream.start();
-                readAheads.put(p.token(), new ReadAhead(split, stream, System.nanoTime()));
-            }
+        if (query == null) {
+            query = shared.knownQuery(); // a new split reader learns it before its first split
         }
-        long now = System.nanoTime();
-        readAheads
-                .values()
-                .removeIf(
-                        r -> {
-                            if (now - r.sinceNanos() < READ_AHEAD_TTL_NANOS) {
-                                return false;
-                            }
-                            r.stream().close();
-                            return true;
-                        });
+        if (query != null && config.readAhead()) {
+            // A read ahead wakes whichever fetcher runs when its records come.
+            readAheads.start(
+                    announced,
+                    config.endMicros(),
+                    streams::containsKey,
+                    split ->
+                            new PartitionStream(
+                                    split,
+                                    config,
+                                    query,
+                                    client,
+                                    queryThreads,
+                                    shared,
+                                    events,
+                                    shared::wakeFetcher));
+        }
+        readAheads.expire();
     }
 
     private PartitionStream newPartitionStream(PartitionSplit split) {
@@ -220,14 +202,11 @@ public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord,
                 }
                 shared.setPartitionMode(query.partitionMode());
             }
-            ReadAhead ahead = readAheads.remove(split.splitId());
-            if (ahead != null && ahead.split().equals(split)) {
-                shared.countReadAheadTaken();
-                streams.put(split.splitId(), ahead.stream());
-                continue;
-            }
+            SplitStream ahead = readAheads.take((PartitionSplit) split);
             if (ahead != null) {
-                ahead.stream().close(); // assigned from elsewhere (a restored position)
+                shared.countReadAheadTaken();
+                streams.put(split.splitId(), ahead);
+                continue;
             }
             streams.put(split.splitId(), newPartitionStream((PartitionSplit) split));
         }
@@ -243,7 +222,6 @@ public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord,
     public void close() {
         streams.values().forEach(SplitStream::close);
         streams.clear();
-        readAheads.values().forEach(r -> r.stream().close());
-        readAheads.clear();
+        // Reads ahead stay: Flink closes an idle fetcher's split reader between partitions.
     }
 }

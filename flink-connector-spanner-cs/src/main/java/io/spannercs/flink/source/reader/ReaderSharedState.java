@@ -95,6 +95,11 @@ public final class ReaderSharedState {
         this.fetcherWakeUp = wakeUp;
     }
 
+    /** Wakes the fetcher thread that runs now (Flink replaces an idle one). */
+    void wakeFetcher() {
+        fetcherWakeUp.run();
+    }
+
     void releaseBarrier(String token, long micros) {
         releasedBarriers.merge(token, micros, Math::max);
         // The released partition's records wait in its buffer: drain them now, not at the next

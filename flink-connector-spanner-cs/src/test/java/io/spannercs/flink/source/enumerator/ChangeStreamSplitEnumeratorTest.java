@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.google.cloud.spanner.Dialect;
 import io.spannercs.flink.source.config.ChangeStreamQuery;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
+import io.spannercs.flink.source.event.AssignedElsewhereEvent;
 import io.spannercs.flink.source.event.LowWatermarkEvent;
 import io.spannercs.flink.source.event.PartitionReport.Discovered;
 import io.spannercs.flink.source.event.PartitionReport.Finished;
@@ -108,6 +109,31 @@ class ChangeStreamSplitEnumeratorTest {
                     .containsEntry("x", 2)
                     .containsEntry("y", 2)
                     .containsEntry("z", 0);
+        }
+    }
+
+    @Test
+    void tellsReadersWhichPartitionsWentToAnotherReader() throws Throwable {
+        try (EnumeratorHarness h =
+                EnumeratorHarness.unbounded(3, root("a"), root("b"), root("c"))) {
+            h.addReaders(0, 1, 2);
+            h.start();
+            long t = START + 100;
+
+            h.report(
+                    2,
+                    new Discovered(
+                            tokenOn(h, 2),
+                            t,
+                            List.of(partition("x", t), partition("y", t), partition("z", t))));
+
+            // x and y went to 2, z to 0 (see above): whoever read one ahead gives it up.
+            assertThat(h.events(2, AssignedElsewhereEvent.class))
+                    .containsExactly(new AssignedElsewhereEvent(List.of("z")));
+            assertThat(h.events(0, AssignedElsewhereEvent.class))
+                    .containsExactly(new AssignedElsewhereEvent(List.of("x", "y")));
+            assertThat(h.events(1, AssignedElsewhereEvent.class))
+                    .containsExactly(new AssignedElsewhereEvent(List.of("z", "x", "y")));
         }
     }
 

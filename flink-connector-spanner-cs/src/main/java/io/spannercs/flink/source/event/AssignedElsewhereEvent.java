@@ -1,0 +1,17 @@
+package io.spannercs.flink.source.event;
+
+import java.util.List;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.connector.source.SourceEvent;
+
+/**
+ * Enumerator to readers: partitions just given to another reader. A reader that started reading one
+ * of them ahead (its partition announced it) gives that read up at once rather than when it
+ * expires, so that it neither holds a query nor blocks reads ahead of partitions it will get.
+ */
+@Internal
+public record AssignedElsewhereEvent(List<String> tokens) implements SourceEvent {
+    public AssignedElsewhereEvent {
+        tokens = List.copyOf(tokens);
+    }
+}
