@@ -34,7 +34,6 @@ import org.apache.flink.api.connector.source.SourceEvent;
 import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.base.source.reader.SingleThreadMultiplexSourceReaderBase;
-import org.apache.flink.connector.base.source.reader.fetcher.SingleThreadFetcherManager;
 import org.apache.flink.core.io.InputStatus;
 import org.apache.flink.metrics.MetricGroup;
 import org.slf4j.Logger;
@@ -56,6 +55,7 @@ public final class ChangeStreamSourceReader<T>
     private final ExecutorService queryThreads;
     private final ReaderSharedState shared;
     private final ReadAheads readAheads;
+    private final ChangeStreamFetcherManager fetchers;
     private final ReportOutbox outbox;
     private final Map<String, SplitState> states = new LinkedHashMap<>();
 
@@ -78,16 +78,7 @@ public final class ChangeStreamSourceReader<T>
             ChangeFilter filter,
             SourceReaderContext context) {
         super(
-                new SingleThreadFetcherManager<>(
-                        () ->
-                                new ChangeStreamSplitReader(
-                                        config,
-                                        SpannerClients.databaseClient(spanner.get(), config),
-                                        queryThreads,
-                                        shared,
-                                        readAheads,
-                                        filter),
-                        new Configuration()),
+                fetchers(config, spanner, queryThreads, shared, readAheads, filter),
                 new ChangeStreamRecordEmitter<>(
                         deserializer,
                         filter,
@@ -104,8 +95,28 @@ public final class ChangeStreamSourceReader<T>
         this.queryThreads = queryThreads;
         this.shared = shared;
         this.readAheads = readAheads;
+        this.fetchers = (ChangeStreamFetcherManager) splitFetcherManager;
         this.outbox = outbox;
         registerMetrics(context.metricGroup());
+    }
+
+    private static ChangeStreamFetcherManager fetchers(
+            SpannerSourceConfig config,
+            LazySpannerClient spanner,
+            ExecutorService queryThreads,
+            ReaderSharedState shared,
+            ReadAheads readAheads,
+            ChangeFilter filter) {
+        return new ChangeStreamFetcherManager(
+                () ->
+                        new ChangeStreamSplitReader(
+                                config,
+                                SpannerClients.databaseClient(spanner.get(), config),
+                                queryThreads,
+                                shared,
+                                readAheads,
+                                filter),
+                new Configuration());
     }
 
     /**
@@ -361,6 +372,7 @@ public final class ChangeStreamSourceReader<T>
     @Override
     public void notifyNoMoreSplits() {
         readAheads.close(); // nothing more will be assigned: what was read ahead stays unread
+        fetchers.noMoreSplits();
         super.notifyNoMoreSplits();
     }
 
