@@ -516,7 +516,8 @@ public final class ChangeStreamSplitEnumerator
         }
         // Legacy children wait for all their parents when per-key order is kept: a merged
         // child must not emit a key's change before the parent it came from emitted earlier ones.
-        List<PartitionEntry> ready = graph.readyToAssign(config.perKeyOrdering());
+        List<PartitionEntry> ready =
+                graph.readyToAssign(config.perKeyOrdering(), clockMillis.getAsLong());
         if (ready.isEmpty()) {
             return;
         }

@@ -53,7 +53,15 @@ final class PartitionGraph {
     private final Map<String, PartitionEntry> partitions = new LinkedHashMap<>();
     private final Map<String, PendingBarrier> barriers = new LinkedHashMap<>();
     private final Map<String, Long> prunedEndMicros = new LinkedHashMap<>();
+    // Children waiting for a parent this source has not seen: since when, and whether warned.
+    private final Map<String, Long> orphansSince = new HashMap<>();
     private final Set<String> warnedOrphans = new HashSet<>();
+
+    /**
+     * A child waits this long for an unknown parent before a warning: while catching up, the
+     * partition that announces the parent is often read behind the child's other parent.
+     */
+    static final long ORPHAN_WARN_MILLIS = 60_000;
 
     /**
      * Assigned partitions restored from a checkpoint whose reader has not reported yet. With
@@ -174,6 +182,7 @@ final class PartitionGraph {
     void markAssigned(String token, int subtask) {
         partitions.computeIfPresent(token, (t, p) -> p.assignedTo(subtask));
         warnedOrphans.remove(token);
+        orphansSince.remove(token);
         unconfirmedReaders.remove(token);
     }
 
@@ -340,11 +349,11 @@ final class PartitionGraph {
      * Unassigned partitions, oldest first; with {@code waitForParents}, only those whose parents
      * have all finished.
      */
-    List<PartitionEntry> readyToAssign(boolean waitForParents) {
+    List<PartitionEntry> readyToAssign(boolean waitForParents, long nowMillis) {
         List<PartitionEntry> ready = new ArrayList<>();
         for (PartitionEntry p : partitions.values()) {
             if (p.status() == PartitionStatus.UNASSIGNED
-                    && (!waitForParents || parentsFinished(p))) {
+                    && (!waitForParents || parentsFinished(p, nowMillis))) {
                 ready.add(p);
             }
         }
@@ -353,7 +362,7 @@ final class PartitionGraph {
     }
 
     /** Legacy children start only after all parents ended: that keeps per-key order. */
-    private boolean parentsFinished(PartitionEntry child) {
+    private boolean parentsFinished(PartitionEntry child, long nowMillis) {
         for (String parent : child.parentTokens()) {
             if (awaitingResume.contains(parent)) {
                 return false;
@@ -362,18 +371,33 @@ final class PartitionGraph {
             if (p == null && prunedEndMicros.containsKey(parent)) {
                 continue;
             }
-            if (p == null && warnedOrphans.add(child.token())) {
-                LOG.warn(
-                        "Partition {} waits for parent {}, which this source has never seen;"
-                                + " it stays unassigned",
-                        child.token(),
-                        parent);
+            if (p == null) {
+                waitsForUnknownParent(child.token(), parent, nowMillis);
+                return false;
             }
-            if (p == null || !p.finished()) {
+            if (!p.finished()) {
                 return false;
             }
         }
         return true;
+    }
+
+    private void waitsForUnknownParent(String child, String parent, long nowMillis) {
+        Long since = orphansSince.putIfAbsent(child, nowMillis);
+        if (since == null) {
+            LOG.debug(
+                    "Partition {} waits for parent {}, which this source has not discovered yet",
+                    child,
+                    parent);
+        } else if (nowMillis - since >= ORPHAN_WARN_MILLIS && warnedOrphans.add(child)) {
+            LOG.warn(
+                    "Partition {} has waited {} s for parent {}, which this source has never seen;"
+                            + " it stays unassigned until a partition read by this source"
+                            + " announces that parent",
+                    child,
+                    (nowMillis - since) / 1000,
+                    parent);
+        }
     }
 
     /** Unfinished partitions per reader, counting only the given readers. */
