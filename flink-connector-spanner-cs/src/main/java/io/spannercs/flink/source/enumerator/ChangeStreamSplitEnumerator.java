@@ -15,6 +15,7 @@ import io.spannercs.flink.source.split.PartitionSplit;
 import io.spannercs.flink.source.split.SnapshotSplit;
 import io.spannercs.flink.source.split.SpannerSplit;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -60,6 +61,20 @@ public final class ChangeStreamSplitEnumerator
     // Dialect and partition mode found by the root query, told to every reader; null until then
     // (and in a restored job, whose readers ask the database).
     private StreamShapeEvent shape;
+
+    /**
+     * Report ids applied but not acknowledged yet, per reader. Acknowledgements go out in batches:
+     * one event per reports event cost the job's RPC service more than the reports themselves.
+     */
+    private final Map<Integer, List<String>> pendingAcks = new TreeMap<>();
+
+    private final Map<Integer, Long> lastAckMillis = new HashMap<>();
+
+    /** A reader's acknowledgements wait at most this long while it keeps sending events. */
+    static final long ACK_INTERVAL_MILLIS = 100;
+
+    /** ... or until this many are pending. */
+    static final int ACK_BATCH = 512;
 
     /** Unfinished snapshot splits a reader gets at a time: more as it finishes them. */
     public static final int SNAPSHOT_SPLITS_PER_READER = 4;
@@ -152,6 +167,7 @@ public final class ChangeStreamSplitEnumerator
                 () -> null,
                 (ignored, error) -> {
                     barrierTimeouts.check(graph, clockMillis.getAsLong());
+                    new ArrayList<>(pendingAcks.keySet()).forEach(r -> acknowledgeIfDue(r, true));
                     metrics.update(graph, snapshot, clockMillis.getAsLong()); // waits grow
                 },
                 BARRIER_CHECK_INTERVAL_MILLIS,
@@ -294,6 +310,7 @@ public final class ChangeStreamSplitEnumerator
     public void addSplitsBack(List<SpannerSplit> splits, int subtaskId) {
         graph.readerRestarting(subtaskId, recentEnds.held(subtaskId));
         recentEnds.discard(subtaskId);
+        pendingAcks.remove(subtaskId); // the restarted reader sends its reports again
         List<String> back = new ArrayList<>();
         for (SpannerSplit split : splits) {
             if (split instanceof SnapshotSplit s) {
@@ -345,13 +362,14 @@ public final class ChangeStreamSplitEnumerator
                 apply(subtaskId, report);
                 ids.add(report.id());
             }
-            // Acknowledged at once, which is safe because Flink holds events the coordinator
+            // Acknowledged once applied, which is safe because Flink holds events the coordinator
             // sends after its checkpoint until the reader has taken its own: a reader drops a
             // report only in checkpoints whose enumerator state already holds its effect. A
             // report the reader checkpointed before the acknowledgement arrived is sent again
             // after a restore, and applying it twice changes nothing.
-            send(subtaskId, new AckReportsEvent(ids));
+            pendingAcks.computeIfAbsent(subtaskId, s -> new ArrayList<>()).addAll(ids);
         }
+        acknowledgeIfDue(subtaskId, false);
         if (reports.progressMicros() != null) {
             reports.progressMicros()
                     .forEach(
@@ -600,6 +618,25 @@ public final class ChangeStreamSplitEnumerator
                 LOG.info("Every partition has finished; no more splits for subtask {}", reader);
                 context.signalNoMoreSplits(reader);
             }
+        }
+    }
+
+    /**
+     * Sends a reader the acknowledgements pending for it: with {@code force}, else when the first
+     * since a while, when {@link #ACK_INTERVAL_MILLIS} have passed since the last, or when {@link
+     * #ACK_BATCH} are pending. The periodic check sends what a reader that went quiet still has.
+     */
+    private void acknowledgeIfDue(int subtask, boolean force) {
+        List<String> ids = pendingAcks.get(subtask);
+        if (ids == null || ids.isEmpty()) {
+            return;
+        }
+        long now = clockMillis.getAsLong();
+        Long last = lastAckMillis.get(subtask);
+        if (force || last == null || now - last >= ACK_INTERVAL_MILLIS || ids.size() >= ACK_BATCH) {
+            pendingAcks.remove(subtask);
+            lastAckMillis.put(subtask, now);
+            send(subtask, new AckReportsEvent(ids));
         }
     }
 

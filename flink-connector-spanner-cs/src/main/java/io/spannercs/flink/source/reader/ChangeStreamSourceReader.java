@@ -62,6 +62,9 @@ public final class ChangeStreamSourceReader<T>
     /** Finished splits whose last reports await acknowledgement. */
     private final Map<String, SplitState> finishedAwaitingAck = new LinkedHashMap<>();
 
+    /** How long reports produced while records keep coming may wait for others. */
+    static final long REPORT_BATCH_NANOS = 1_000_000L;
+
     private long lastProgressNanos;
     // The output of the last poll (the same for the reader's life), for watermarks between polls.
     private ReaderOutput<T> output;
@@ -239,7 +242,10 @@ public final class ChangeStreamSourceReader<T>
     @Override
     public InputStatus pollNext(ReaderOutput<T> output) throws Exception {
         InputStatus status = super.pollNext(output);
-        flushReports(false);
+        // While records keep coming, reports wait up to a millisecond to travel together: every
+        // event to the enumerator is serialized and sent through the job's RPC service, which
+        // per record cost more than reading it. Nothing waits once the reader has no record.
+        flushReports(false, status != InputStatus.MORE_AVAILABLE);
         this.output = output;
         emitLowWatermarkWithoutPartitions();
         return status;
@@ -271,12 +277,24 @@ public final class ChangeStreamSourceReader<T>
     }
 
     private void flushReports(boolean force) {
+        flushReports(force, true);
+    }
+
+    /**
+     * Sends the reports produced so far with the partitions' progress: at once with {@code force},
+     * else when progress is due, or reports are waiting and either {@code noMoreRecordsNow} or they
+     * have waited {@link #REPORT_BATCH_NANOS}.
+     */
+    private void flushReports(boolean force, boolean noMoreRecordsNow) {
         long now = System.nanoTime();
         boolean progressDue = now - lastProgressNanos >= config.progressInterval().toNanos();
-        List<PartitionReport> reports = outbox.take();
-        if (reports.isEmpty() && !(force || progressDue)) {
+        boolean reportsDue =
+                outbox.hasReports()
+                        && (noMoreRecordsNow || now - lastProgressNanos >= REPORT_BATCH_NANOS);
+        if (!(force || progressDue || reportsDue)) {
             return;
         }
+        List<PartitionReport> reports = outbox.take();
         Map<String, Long> progress = new LinkedHashMap<>();
         for (SplitState s : states.values()) {
             if (s instanceof PartitionSplitState && !s.finished()) {

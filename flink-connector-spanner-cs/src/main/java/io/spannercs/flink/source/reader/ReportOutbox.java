@@ -25,6 +25,10 @@ final class ReportOutbox {
         progressChanged = true;
     }
 
+    boolean hasReports() {
+        return !reports.isEmpty();
+    }
+
     boolean isEmpty() {
         return reports.isEmpty() && !progressChanged;
     }

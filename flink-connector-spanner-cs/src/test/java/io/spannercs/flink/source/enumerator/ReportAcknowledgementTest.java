@@ -38,6 +38,11 @@ class ReportAcknowledgementTest {
             h.enumerator.snapshotState(1);
             h.report(ra, third);
 
+            // The first acknowledgement goes at once, the next waits for others a little; the
+            // periodic check sends what a quiet reader still has.
+            assertThat(h.events(ra, AckReportsEvent.class))
+                    .containsExactly(new AckReportsEvent(List.of(first.id())));
+            h.checkBarrierTimeouts();
             assertThat(h.events(ra, AckReportsEvent.class))
                     .containsExactly(
                             new AckReportsEvent(List.of(first.id())),
@@ -59,11 +64,30 @@ class ReportAcknowledgementTest {
 
             h.report(0, unknown, moved);
             h.report(0, moved); // re-sent
+            h.report(0, moved); // and again
+            h.clockMillis.addAndGet(ChangeStreamSplitEnumerator.ACK_INTERVAL_MILLIS);
+            h.progress(0, "a", START + 6); // any event of the reader once the interval passed
 
             assertThat(h.events(0, AckReportsEvent.class))
                     .containsExactly(
                             new AckReportsEvent(List.of(unknown.id(), moved.id())),
-                            new AckReportsEvent(List.of(moved.id())));
+                            new AckReportsEvent(List.of(moved.id(), moved.id())));
+        }
+    }
+
+    @Test
+    void aBusyReaderGetsItsAcknowledgementsInBatches() throws Throwable {
+        try (EnumeratorHarness h = EnumeratorHarness.unbounded(1, root("a"))) {
+            h.addReaders(0);
+            h.start();
+            int n = 1 + ChangeStreamSplitEnumerator.ACK_BATCH;
+            for (int i = 0; i < n; i++) {
+                h.report(0, new MovedOut("a", START + 1 + i, List.of("b")));
+            }
+            List<AckReportsEvent> acks = h.events(0, AckReportsEvent.class);
+            assertThat(acks).hasSize(2);
+            assertThat(acks.get(0).reportIds()).hasSize(1);
+            assertThat(acks.get(1).reportIds()).hasSize(ChangeStreamSplitEnumerator.ACK_BATCH);
         }
     }
 
