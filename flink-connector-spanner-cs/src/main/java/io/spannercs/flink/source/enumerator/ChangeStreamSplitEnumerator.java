@@ -70,6 +70,16 @@ public final class ChangeStreamSplitEnumerator
 
     private final Map<Integer, Long> lastAckMillis = new HashMap<>();
 
+    /**
+     * Low-watermark rises reach the readers at most this often (the periodic check sends a last
+     * one).
+     */
+    static final long LOW_WATERMARK_INTERVAL_MILLIS = 20;
+
+    private boolean lowWatermarkPending;
+    private long lowWatermarkSentMillis = Long.MIN_VALUE / 2;
+    private long publishedLowWatermarkMicros = Long.MIN_VALUE;
+
     /** A reader's acknowledgements wait at most this long while it keeps sending events. */
     static final long ACK_INTERVAL_MILLIS = 100;
 
@@ -168,6 +178,10 @@ public final class ChangeStreamSplitEnumerator
                 (ignored, error) -> {
                     barrierTimeouts.check(graph, clockMillis.getAsLong());
                     new ArrayList<>(pendingAcks.keySet()).forEach(r -> acknowledgeIfDue(r, true));
+                    if (lowWatermarkPending) {
+                        lowWatermarkSentMillis = Long.MIN_VALUE / 2; // due now
+                        afterChange();
+                    }
                     metrics.update(graph, snapshot, clockMillis.getAsLong()); // waits grow
                 },
                 BARRIER_CHECK_INTERVAL_MILLIS,
@@ -474,7 +488,18 @@ public final class ChangeStreamSplitEnumerator
         assignSnapshotSplits();
         assignReadyPartitions();
         releaseSatisfiedBarriers();
-        boolean changed = graph.updateLowWatermark(config.bounded(), config.endMicros());
+        boolean changed =
+                graph.updateLowWatermark(config.bounded(), config.endMicros())
+                        || lowWatermarkPending;
+        long now = clockMillis.getAsLong();
+        if (changed
+                && graph.lowWatermarkMicros() >= publishedLowWatermarkMicros
+                && now - lowWatermarkSentMillis < LOW_WATERMARK_INTERVAL_MILLIS) {
+            // A rise shortly after the last one waits to go out with the next: while catching up
+            // it rises with almost every report. A fall (a reader restarted) goes out at once.
+            lowWatermarkPending = true;
+            changed = false;
+        }
         if (graph.lowWatermarkSettled() && (changed || !readersAwaitingLowWatermark.isEmpty())) {
             LowWatermarkEvent event = new LowWatermarkEvent(graph.lowWatermarkMicros());
             for (int r : context.registeredReaders().keySet()) {
@@ -483,6 +508,11 @@ public final class ChangeStreamSplitEnumerator
                 }
             }
             readersAwaitingLowWatermark.clear();
+            if (changed) {
+                lowWatermarkPending = false;
+                lowWatermarkSentMillis = now;
+                publishedLowWatermarkMicros = graph.lowWatermarkMicros();
+            }
         }
         graph.prune();
         signalNoMoreSplitsIfDone();
