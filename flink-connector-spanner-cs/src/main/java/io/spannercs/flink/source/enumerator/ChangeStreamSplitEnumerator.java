@@ -70,21 +70,21 @@ public final class ChangeStreamSplitEnumerator
 
     private final Map<Integer, Long> lastAckMillis = new HashMap<>();
 
+    /** A reader's acknowledgements wait at most this long while it keeps sending events. */
+    static final long ACK_INTERVAL_MILLIS = 100;
+
+    /** A reader's acknowledgements go out at once when this many are pending. */
+    static final int ACK_BATCH = 512;
+
     /**
-     * Low-watermark rises reach the readers at most this often (the periodic check sends a last
-     * one).
+     * Low-watermark rises reach the readers at most this often (the periodic check sends a held
+     * one); a fall goes out at once.
      */
     static final long LOW_WATERMARK_INTERVAL_MILLIS = 20;
 
     private boolean lowWatermarkPending;
     private long lowWatermarkSentMillis = Long.MIN_VALUE / 2;
     private long publishedLowWatermarkMicros = Long.MIN_VALUE;
-
-    /** A reader's acknowledgements wait at most this long while it keeps sending events. */
-    static final long ACK_INTERVAL_MILLIS = 100;
-
-    /** ... or until this many are pending. */
-    static final int ACK_BATCH = 512;
 
     /** Unfinished snapshot splits a reader gets at a time: more as it finishes them. */
     public static final int SNAPSHOT_SPLITS_PER_READER = 4;

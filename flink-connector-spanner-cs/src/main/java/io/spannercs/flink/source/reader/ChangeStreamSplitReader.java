@@ -161,23 +161,14 @@ public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord,
                     announced,
                     config.endMicros(),
                     streams::containsKey,
-                    split ->
-                            new PartitionStream(
-                                    split,
-                                    config,
-                                    query,
-                                    client,
-                                    queryThreads,
-                                    shared,
-                                    events,
-                                    shared::wakeFetcher));
+                    split -> newPartitionStream(split, shared::wakeFetcher));
         }
         readAheads.expire();
     }
 
-    private PartitionStream newPartitionStream(PartitionSplit split) {
+    private PartitionStream newPartitionStream(PartitionSplit split, Runnable onData) {
         return new PartitionStream(
-                split, config, query, client, queryThreads, shared, events, this::notifyData);
+                split, config, query, client, queryThreads, shared, events, onData);
     }
 
     @Override
@@ -208,7 +199,8 @@ public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord,
                 streams.put(split.splitId(), ahead);
                 continue;
             }
-            streams.put(split.splitId(), newPartitionStream((PartitionSplit) split));
+            streams.put(
+                    split.splitId(), newPartitionStream((PartitionSplit) split, this::notifyData));
         }
         notifyData();
     }
@@ -222,6 +214,6 @@ public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord,
     public void close() {
         streams.values().forEach(SplitStream::close);
         streams.clear();
-        // Reads ahead stay: Flink closes an idle fetcher's split reader between partitions.
+        // Reads ahead belong to the source reader (ReadAheads), which closes them.
     }
 }
