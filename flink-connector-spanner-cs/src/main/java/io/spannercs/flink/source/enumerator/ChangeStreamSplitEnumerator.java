@@ -76,16 +76,6 @@ public final class ChangeStreamSplitEnumerator
     /** A reader's acknowledgements go out at once when this many are pending. */
     static final int ACK_BATCH = 512;
 
-    /**
-     * Low-watermark rises reach the readers at most this often (the periodic check sends a held
-     * one); a fall goes out at once.
-     */
-    static final long LOW_WATERMARK_INTERVAL_MILLIS = 20;
-
-    private boolean lowWatermarkPending;
-    private long lowWatermarkSentMillis = Long.MIN_VALUE / 2;
-    private long publishedLowWatermarkMicros = Long.MIN_VALUE;
-
     /** Unfinished snapshot splits a reader gets at a time: more as it finishes them. */
     public static final int SNAPSHOT_SPLITS_PER_READER = 4;
 
@@ -178,10 +168,6 @@ public final class ChangeStreamSplitEnumerator
                 (ignored, error) -> {
                     barrierTimeouts.check(graph, clockMillis.getAsLong());
                     new ArrayList<>(pendingAcks.keySet()).forEach(r -> acknowledgeIfDue(r, true));
-                    if (lowWatermarkPending) {
-                        lowWatermarkSentMillis = Long.MIN_VALUE / 2; // due now
-                        afterChange();
-                    }
                     metrics.update(graph, snapshot, clockMillis.getAsLong()); // waits grow
                 },
                 BARRIER_CHECK_INTERVAL_MILLIS,
@@ -488,18 +474,7 @@ public final class ChangeStreamSplitEnumerator
         assignSnapshotSplits();
         assignReadyPartitions();
         releaseSatisfiedBarriers();
-        boolean changed =
-                graph.updateLowWatermark(config.bounded(), config.endMicros())
-                        || lowWatermarkPending;
-        long now = clockMillis.getAsLong();
-        if (changed
-                && graph.lowWatermarkMicros() >= publishedLowWatermarkMicros
-                && now - lowWatermarkSentMillis < LOW_WATERMARK_INTERVAL_MILLIS) {
-            // A rise shortly after the last one waits to go out with the next: while catching up
-            // it rises with almost every report. A fall (a reader restarted) goes out at once.
-            lowWatermarkPending = true;
-            changed = false;
-        }
+        boolean changed = graph.updateLowWatermark(config.bounded(), config.endMicros());
         if (graph.lowWatermarkSettled() && (changed || !readersAwaitingLowWatermark.isEmpty())) {
             LowWatermarkEvent event = new LowWatermarkEvent(graph.lowWatermarkMicros());
             for (int r : context.registeredReaders().keySet()) {
@@ -508,11 +483,6 @@ public final class ChangeStreamSplitEnumerator
                 }
             }
             readersAwaitingLowWatermark.clear();
-            if (changed) {
-                lowWatermarkPending = false;
-                lowWatermarkSentMillis = now;
-                publishedLowWatermarkMicros = graph.lowWatermarkMicros();
-            }
         }
         graph.prune();
         signalNoMoreSplitsIfDone();
