@@ -21,8 +21,14 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Metric;
+import org.apache.flink.runtime.testutils.InMemoryReporter;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -39,8 +45,16 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 @org.junit.jupiter.api.Timeout(value = 4, unit = java.util.concurrent.TimeUnit.MINUTES)
 class PerKeyOrderITCase {
+    private static final InMemoryReporter REPORTER = InMemoryReporter.createWithRetainedMetrics();
+
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = EmulatorSources.twoSlotCluster();
+    static final MiniClusterExtension MINI_CLUSTER =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(2)
+                            .setNumberSlotsPerTaskManager(2)
+                            .setConfiguration(REPORTER.addToConfiguration(new Configuration()))
+                            .build());
 
     private static final String DDL =
             "CREATE TABLE Hot (K INT64 NOT NULL, V INT64) PRIMARY KEY (K);\n"
@@ -53,12 +67,34 @@ class PerKeyOrderITCase {
 
     static final AtomicLong SEQUENCE = new AtomicLong();
 
+    /** Barriers the last job's readers released without the enumerator. */
+    private long releasedLocally;
+
     @ParameterizedTest
     @ValueSource(strings = {"hot_cs", "hot_legacy_cs"})
     void barriersKeepEveryKeyInCommitOrder(String stream) throws Exception {
         assertThat(run(stream, true, EdgeCases.none()))
                 .as("order violations with barriers")
                 .isZero();
+    }
+
+    /**
+     * One reader reads every partition, so it releases every barrier itself (LocalBarriers), with
+     * every edge on.
+     */
+    @org.junit.jupiter.api.Test
+    void aSingleReaderReleasesBarriersItselfInCommitOrder() throws Exception {
+        assertThat(run("hot_cs", true, EdgeCases.all(), 1))
+                .as("order violations with barriers released by the one reader")
+                .isZero();
+        assertThat(releasedLocally).as("barriers released by the reader").isPositive();
+    }
+
+    @org.junit.jupiter.api.Test
+    void aSingleReaderWithoutBarriersShowsViolations() throws Exception {
+        assertThat(run("hot_cs", false, EdgeCases.none(), 1))
+                .as("order violations of one reader without barriers")
+                .isPositive();
     }
 
     /**
@@ -83,7 +119,13 @@ class PerKeyOrderITCase {
     }
 
     private int run(String stream, boolean perKeyOrdering, EdgeCases edges) throws Exception {
+        return run(stream, perKeyOrdering, edges, 2);
+    }
+
+    private int run(String stream, boolean perKeyOrdering, EdgeCases edges, int parallelism)
+            throws Exception {
         EMITTED.clear();
+        releasedLocally = 0;
         try (SpannerEmulator emulator =
                 SpannerEmulator.builder()
                         .ddl(DDL)
@@ -122,9 +164,17 @@ class PerKeyOrderITCase {
             // Every partition answers slowly, so a partition a key left lags behind the one it
             // joined unless the barrier holds the newcomer back.
             emulator.faults().setLatency(FaultInjector.ANY_PARTITION, Duration.ofMillis(3));
+            if (parallelism == 1) {
+                // One reader reads every partition side by side: only partitions answering at
+                // different speeds make the one a key left lag behind the one it joined.
+                int i = 0;
+                for (String token : cs.liveTokens()) {
+                    emulator.faults().setLatency(token, Duration.ofMillis(1 + 5 * (i++ % 4)));
+                }
+            }
 
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-            env.setParallelism(2);
+            env.setParallelism(parallelism);
             SpannerChangeStreamSource<ChangeEvent> source =
                     EmulatorSources.builder(emulator, stream, start, end)
                             .setPerKeyOrdering(perKeyOrdering)
@@ -133,12 +183,17 @@ class PerKeyOrderITCase {
             env.fromSource(source, WatermarkStrategy.noWatermarks(), "spanner")
                     .map(new EmissionRecorder())
                     .sinkTo(new DiscardingSink<>());
-            env.execute(
-                    stream
-                            + " per-key order, barriers "
-                            + (perKeyOrdering ? "on" : "off")
-                            + ", edges "
-                            + edges);
+            JobID job =
+                    env.execute(
+                                    stream
+                                            + " per-key order, barriers "
+                                            + (perKeyOrdering ? "on" : "off")
+                                            + ", edges "
+                                            + edges)
+                            .getJobID();
+            for (Metric m : REPORTER.findMetrics(job, "numBarriersReleasedLocally").values()) {
+                releasedLocally += ((Counter) m).getCount();
+            }
 
             long expectedChanges = 15 * 6 * 4;
             assertThat(EMITTED).hasSize((int) expectedChanges);

@@ -38,6 +38,7 @@ public final class ChangeStreamRecordEmitter<T>
     private final SpannerSourceConfig config;
     private final ReaderSharedState shared;
     private final ReportOutbox outbox;
+    private final LocalBarriers localBarriers;
     private final ForwardingCollector<T> collector = new ForwardingCollector<>();
     private final ChangeEvents events; // for records not converted on the query thread
     private final Counter numRecordsIn;
@@ -55,6 +56,7 @@ public final class ChangeStreamRecordEmitter<T>
             SpannerSourceConfig config,
             ReaderSharedState shared,
             ReportOutbox outbox,
+            LocalBarriers localBarriers,
             Counter numRecordsIn,
             Counter numRecordsFiltered,
             Counter numSnapshotRows) {
@@ -65,6 +67,7 @@ public final class ChangeStreamRecordEmitter<T>
         this.config = config;
         this.shared = shared;
         this.outbox = outbox;
+        this.localBarriers = localBarriers;
         this.events = new ChangeEvents(filter, config.unknownValueHandling());
     }
 
@@ -207,15 +210,31 @@ public final class ChangeStreamRecordEmitter<T>
                     state,
                     new PartitionReport.MovedOut(
                             state.token(), e.timestampMicros(), e.moveOutDestinations()));
+            state.movedOut(e.timestampMicros());
         }
         state.advance(e);
     }
 
-    /** Every record at the move-in's timestamp is emitted; later ones wait for the sources. */
+    /**
+     * Every record at the move-in's timestamp is emitted; later ones wait for the sources. The
+     * reader decides alone when it reads every source itself (see {@link LocalBarriers}).
+     */
     private void onBarrier(long micros, List<String> sources, PartitionSplitState state) {
-        if (config.perKeyOrdering() && !shared.isReleased(state.token(), micros)) {
-            state.block(micros, sources);
-            outbox.add(state, new PartitionReport.BarrierReached(state.token(), micros, sources));
+        if (!config.perKeyOrdering() || shared.isReleased(state.token(), micros)) {
+            return;
+        }
+        switch (localBarriers.reached(state, micros, sources)) {
+            case RELEASED:
+                break;
+            case HELD:
+                state.block(micros, sources);
+                break;
+            case ASK_ENUMERATOR:
+            default:
+                state.block(micros, sources);
+                outbox.add(
+                        state, new PartitionReport.BarrierReached(state.token(), micros, sources));
+                break;
         }
     }
 

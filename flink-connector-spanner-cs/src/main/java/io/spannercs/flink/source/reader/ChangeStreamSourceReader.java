@@ -57,7 +57,8 @@ public final class ChangeStreamSourceReader<T>
     private final ReadAheads readAheads;
     private final ChangeStreamFetcherManager fetchers;
     private final ReportOutbox outbox;
-    private final Map<String, SplitState> states = new LinkedHashMap<>();
+    private final Map<String, SplitState> states;
+    private final LocalBarriers localBarriers;
 
     /** Finished splits whose last reports await acknowledgement. */
     private final Map<String, SplitState> finishedAwaitingAck = new LinkedHashMap<>();
@@ -77,6 +78,8 @@ public final class ChangeStreamSourceReader<T>
             ReaderSharedState shared,
             ReadAheads readAheads,
             ReportOutbox outbox,
+            Map<String, SplitState> states,
+            LocalBarriers localBarriers,
             ChangeEventDeserializer<T> deserializer,
             ChangeFilter filter,
             SourceReaderContext context) {
@@ -88,6 +91,7 @@ public final class ChangeStreamSourceReader<T>
                         config,
                         shared,
                         outbox,
+                        localBarriers,
                         context.metricGroup().getIOMetricGroup().getNumRecordsInCounter(),
                         context.metricGroup().counter("numRecordsFiltered"),
                         context.metricGroup().counter("numSnapshotRows")),
@@ -100,6 +104,8 @@ public final class ChangeStreamSourceReader<T>
         this.readAheads = readAheads;
         this.fetchers = (ChangeStreamFetcherManager) splitFetcherManager;
         this.outbox = outbox;
+        this.states = states;
+        this.localBarriers = localBarriers;
         registerMetrics(context.metricGroup());
     }
 
@@ -151,13 +157,17 @@ public final class ChangeStreamSourceReader<T>
         // Opened when the first partition comes (the split reader is created then).
         LazySpannerClient spanner = new LazySpannerClient(config);
         try {
+            ReaderSharedState shared = new ReaderSharedState();
+            Map<String, SplitState> states = new LinkedHashMap<>();
             return new ChangeStreamSourceReader<>(
                     config,
                     spanner,
                     executor,
-                    new ReaderSharedState(),
+                    shared,
                     new ReadAheads(),
                     new ReportOutbox(),
+                    states,
+                    new LocalBarriers(states, shared),
                     deserializer,
                     filter,
                     context);
@@ -195,6 +205,7 @@ public final class ChangeStreamSourceReader<T>
         group.gauge("queryRestarts", shared::queryRestarts);
         group.counter("numPartitionQueries", shared.partitionQueries());
         group.counter("numPartitionsReadAhead", shared.readAheadsTaken());
+        group.counter("numBarriersReleasedLocally", localBarriers.releasedHere());
         group.counter("numRecordsMutableKeyRange", shared.mutableKeyRangeRecords());
         group.counter("numRecordsImmutableKeyRange", shared.immutableKeyRangeRecords());
         group.gauge("lowWatermarkMicros", shared::lowWatermarkMicros);
@@ -242,6 +253,9 @@ public final class ChangeStreamSourceReader<T>
     @Override
     public InputStatus pollNext(ReaderOutput<T> output) throws Exception {
         InputStatus status = super.pollNext(output);
+        if (localBarriers.releaseReached()) {
+            outbox.progressChanged();
+        }
         // While records keep coming, reports wait up to a millisecond to travel together: every
         // event to the enumerator is serialized and sent through the job's RPC service, which
         // per record cost more than reading it. Nothing waits once the reader has no record.
@@ -359,6 +373,9 @@ public final class ChangeStreamSourceReader<T>
                 // enumerator still has to learn that nothing more will come from it.
                 outbox.add(s, new PartitionReport.Finished(s.token(), config.endMicros()));
                 s.markFinished();
+            }
+            if (s instanceof PartitionSplitState) {
+                localBarriers.finished(s.token());
             }
             if (!s.pendingReports().isEmpty()) {
                 finishedAwaitingAck.put(e.getKey(), s);

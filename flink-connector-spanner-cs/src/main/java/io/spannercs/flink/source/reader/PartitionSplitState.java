@@ -14,6 +14,8 @@ public final class PartitionSplitState extends SplitState {
     private final PartitionPosition position;
     private long barrierMicros;
     private List<String> barrierSources;
+    // The latest move-out seen since the split was added (not checkpointed: for local barriers).
+    private long maxMoveOutMicros = Long.MIN_VALUE;
 
     public PartitionSplitState(PartitionSplit split) {
         super(split.pendingReports(), split.finished());
@@ -37,6 +39,16 @@ public final class PartitionSplitState extends SplitState {
     @Override
     long progressMicros() {
         return PartitionSplit.progressOf(position, barrierMicros);
+    }
+
+    /** The partition moved key ranges out at {@code micros}. */
+    void movedOut(long micros) {
+        maxMoveOutMicros = Math.max(maxMoveOutMicros, micros);
+    }
+
+    /** The latest move-out this reader saw, or {@code Long.MIN_VALUE}. */
+    long maxMoveOutMicros() {
+        return maxMoveOutMicros;
     }
 
     void block(long micros, List<String> sources) {
