@@ -80,7 +80,8 @@ public final class ChurnBenchmark {
             Duration googleHistory,
             int googleAliveSeconds,
             Duration timeout,
-            boolean trace) {}
+            boolean trace,
+            boolean cpuBreakdown) {}
 
     public static void main(String[] args) throws Exception {
         BenchArgs a = new BenchArgs(args);
@@ -117,7 +118,13 @@ public final class ChurnBenchmark {
                                         "trace",
                                         "true",
                                         "after the rounds, one more source read per parallelism"
-                                                + " with a per-generation breakdown")));
+                                                + " with a per-generation breakdown")),
+                        Boolean.parseBoolean(
+                                a.string(
+                                        "cpu-breakdown",
+                                        "false",
+                                        "print each read's CPU by thread group (samples every"
+                                                + " thread every 20 ms)")));
         if (!a.finish("ChurnBenchmark")) {
             return;
         }
@@ -325,6 +332,7 @@ public final class ChurnBenchmark {
                 int i = (k + round) % readers.size();
                 String reader = readers.get(i);
                 long cpuBefore = processCpuNanos();
+                ThreadCpuSampler sampler = s.cpuBreakdown() ? new ThreadCpuSampler() : null;
                 ReadResult r;
                 if (reader.equals("plain")) {
                     FollowingPlainReader.Result plain = plain(h, s.timeout());
@@ -360,6 +368,9 @@ public final class ChurnBenchmark {
                         r.startNanosToFirst() / 1e9,
                         r.wallNanos() / 1e9,
                         cpu / 1e9);
+                if (sampler != null) {
+                    System.out.println("            CPU s: " + sampler.breakdown());
+                }
                 rates[i] = r.perSecond();
                 if (counted && (best[i] == null || r.perSecond() > best[i].perSecond())) {
                     best[i] = r;
@@ -406,7 +417,7 @@ public final class ChurnBenchmark {
     }
 
     /** CPU time of this whole process (emulator, Flink and readers share it). */
-    private static long processCpuNanos() {
+    static long processCpuNanos() {
         return ((com.sun.management.OperatingSystemMXBean)
                         java.lang.management.ManagementFactory.getOperatingSystemMXBean())
                 .getProcessCpuTime();

@@ -5,6 +5,7 @@ import io.spannercs.flink.source.config.ChangeStreamQuery;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.event.AckReportsEvent;
 import io.spannercs.flink.source.event.AssignedElsewhereEvent;
+import io.spannercs.flink.source.event.EnumeratorEventsEvent;
 import io.spannercs.flink.source.event.LowWatermarkEvent;
 import io.spannercs.flink.source.event.PartitionReport;
 import io.spannercs.flink.source.event.ReaderReportsEvent;
@@ -69,6 +70,12 @@ public final class ChangeStreamSplitEnumerator
     private final Map<Integer, List<String>> pendingAcks = new TreeMap<>();
 
     private final Map<Integer, Long> lastAckMillis = new HashMap<>();
+
+    /**
+     * Events for each reader not sent yet: those one change produces travel together (see {@link
+     * #flushEvents}).
+     */
+    private final Map<Integer, List<SourceEvent>> outgoing = new TreeMap<>();
 
     /** A reader's acknowledgements wait at most this long while it keeps sending events. */
     static final long ACK_INTERVAL_MILLIS = 100;
@@ -168,6 +175,7 @@ public final class ChangeStreamSplitEnumerator
                 (ignored, error) -> {
                     barrierTimeouts.check(graph, clockMillis.getAsLong());
                     new ArrayList<>(pendingAcks.keySet()).forEach(r -> acknowledgeIfDue(r, true));
+                    flushEvents();
                     metrics.update(graph, snapshot, clockMillis.getAsLong()); // waits grow
                 },
                 BARRIER_CHECK_INTERVAL_MILLIS,
@@ -345,16 +353,12 @@ public final class ChangeStreamSplitEnumerator
 
     @Override
     public void handleSourceEvent(int subtaskId, SourceEvent event) {
-        if (event instanceof SplitsResumedEvent resumed) {
-            long now = clockMillis.getAsLong();
-            resumed.splits().forEach(split -> graph.resume(subtaskId, split, now));
-            resumed.unfinishedSnapshotSplits().forEach(id -> snapshot.resumed(id, subtaskId));
-            afterChange();
-            return;
-        }
         if (!(event instanceof ReaderReportsEvent reports)) {
             LOG.warn("Ignoring unexpected event {} from subtask {}", event, subtaskId);
             return;
+        }
+        if (reports.resumed() != null) {
+            resume(subtaskId, reports.resumed());
         }
         if (reports.reports() != null && !reports.reports().isEmpty()) {
             List<String> ids = new ArrayList<>(reports.reports().size());
@@ -379,6 +383,13 @@ public final class ChangeStreamSplitEnumerator
                             });
         }
         afterChange();
+    }
+
+    /** Splits added to a reader: where each resumes (see {@link SplitsResumedEvent}). */
+    private void resume(int subtaskId, SplitsResumedEvent resumed) {
+        long now = clockMillis.getAsLong();
+        resumed.splits().forEach(split -> graph.resume(subtaskId, split, now));
+        resumed.unfinishedSnapshotSplits().forEach(id -> snapshot.resumed(id, subtaskId));
     }
 
     private void apply(int subtask, PartitionReport report) {
@@ -485,6 +496,7 @@ public final class ChangeStreamSplitEnumerator
             readersAwaitingLowWatermark.clear();
         }
         graph.prune();
+        flushEvents();
         signalNoMoreSplitsIfDone();
         metrics.update(graph, snapshot, clockMillis.getAsLong());
     }
@@ -523,6 +535,7 @@ public final class ChangeStreamSplitEnumerator
                                     "Assigning {} snapshot splits to subtask {}",
                                     list.size(),
                                     reader));
+            flushEvents();
             context.assignSplits(new SplitsAssignment<>(chosen));
         }
     }
@@ -562,6 +575,7 @@ public final class ChangeStreamSplitEnumerator
                             graph.count(PartitionStatus.FINISHED),
                             graph.partitions().size());
                 });
+        flushEvents();
         context.assignSplits(new SplitsAssignment<>(splits));
         tellReadersWhatWentElsewhere(readers, chosen);
     }
@@ -646,8 +660,29 @@ public final class ChangeStreamSplitEnumerator
 
     private void send(int subtask, SourceEvent event) {
         if (context.registeredReaders().containsKey(subtask)) {
-            context.sendEventToSourceReader(subtask, event);
+            outgoing.computeIfAbsent(subtask, r -> new ArrayList<>()).add(event);
         }
+    }
+
+    /**
+     * Sends the events waiting for each reader, several as one {@link EnumeratorEventsEvent}.
+     * Called at the end of every change and before splits are assigned or no more splits are
+     * signalled, so readers see events in the order they were produced.
+     */
+    private void flushEvents() {
+        if (outgoing.isEmpty()) {
+            return;
+        }
+        for (Map.Entry<Integer, List<SourceEvent>> e : outgoing.entrySet()) {
+            if (!context.registeredReaders().containsKey(e.getKey())) {
+                continue; // the reader failed meanwhile; it is told again when it registers
+            }
+            List<SourceEvent> events = e.getValue();
+            context.sendEventToSourceReader(
+                    e.getKey(),
+                    events.size() == 1 ? events.get(0) : new EnumeratorEventsEvent(events));
+        }
+        outgoing.clear();
     }
 
     @Override

@@ -6,9 +6,20 @@ import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.connector.source.SourceEvent;
 
 /**
- * Reader to enumerator: reports in the order they happened, and the progress of each partition (the
- * greatest timestamp up to which it has emitted every record).
+ * Reader to enumerator: where newly added splits resume (or null), then reports in the order they
+ * happened, and the progress of each partition (the greatest timestamp up to which it has emitted
+ * every record). One event carries all three: every operator event is serialized and sent through
+ * the job's RPC service, which costs more than what it carries.
+ *
+ * @param resumed where the splits just added to the reader resume, applied first; null if none
  */
 @Internal
-public record ReaderReportsEvent(List<PartitionReport> reports, Map<String, Long> progressMicros)
-        implements SourceEvent {}
+public record ReaderReportsEvent(
+        SplitsResumedEvent resumed, List<PartitionReport> reports, Map<String, Long> progressMicros)
+        implements SourceEvent {
+
+    /** Reports and progress only. */
+    public ReaderReportsEvent(List<PartitionReport> reports, Map<String, Long> progressMicros) {
+        this(null, reports, progressMicros);
+    }
+}

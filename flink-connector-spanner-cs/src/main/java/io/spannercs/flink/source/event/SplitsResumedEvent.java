@@ -3,18 +3,17 @@ package io.spannercs.flink.source.event;
 import java.io.Serializable;
 import java.util.List;
 import org.apache.flink.annotation.Internal;
-import org.apache.flink.api.connector.source.SourceEvent;
 
 /**
- * Reader to enumerator, sent when splits are added to a reader (assigned, or restored from a
- * checkpoint): where each partition resumes. After a failover the enumerator's own view may be
- * ahead of a restored reader (Flink restores readers, not the enumerator, when only some tasks
- * restart); these positions bring it back, so barriers and child partitions wait for records that
- * will be emitted again.
+ * Reader to enumerator, carried by the {@link ReaderReportsEvent} a reader sends when splits are
+ * added to it (assigned, or restored from a checkpoint): where each partition resumes. After a
+ * failover the enumerator's own view may be ahead of a restored reader (Flink restores readers, not
+ * the enumerator, when only some tasks restart); these positions bring it back, so barriers and
+ * child partitions wait for records that will be emitted again.
  */
 @Internal
 public record SplitsResumedEvent(List<ResumedSplit> splits, List<String> unfinishedSnapshotSplits)
-        implements SourceEvent {
+        implements Serializable {
     public SplitsResumedEvent {
         splits = List.copyOf(splits);
         unfinishedSnapshotSplits = List.copyOf(unfinishedSnapshotSplits);

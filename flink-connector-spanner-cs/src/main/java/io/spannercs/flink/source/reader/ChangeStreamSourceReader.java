@@ -9,6 +9,7 @@ import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.enumerator.PartitionNames;
 import io.spannercs.flink.source.event.AckReportsEvent;
 import io.spannercs.flink.source.event.AssignedElsewhereEvent;
+import io.spannercs.flink.source.event.EnumeratorEventsEvent;
 import io.spannercs.flink.source.event.LowWatermarkEvent;
 import io.spannercs.flink.source.event.PartitionReport;
 import io.spannercs.flink.source.event.ReaderReportsEvent;
@@ -229,10 +230,8 @@ public final class ChangeStreamSourceReader<T>
                 unfinishedSnapshotSplits.add(s.token());
             }
         }
-        context.sendSourceEventToCoordinator(
-                new SplitsResumedEvent(resumed, unfinishedSnapshotSplits));
         // Reports restored with a split were maybe never seen by the enumerator: send them again,
-        // and the current progress with them.
+        // after the resume positions and with the current progress, in one event.
         for (SpannerSplit split : splits) {
             List<PartitionReport> pending =
                     split instanceof PartitionSplit p
@@ -247,7 +246,7 @@ public final class ChangeStreamSourceReader<T>
             }
         }
         outbox.progressChanged();
-        flushReports(true);
+        flushReports(true, true, new SplitsResumedEvent(resumed, unfinishedSnapshotSplits));
     }
 
     @Override
@@ -290,16 +289,17 @@ public final class ChangeStreamSourceReader<T>
         }
     }
 
-    private void flushReports(boolean force) {
-        flushReports(force, true);
-    }
-
     /**
      * Sends the reports produced so far with the partitions' progress: at once with {@code force},
      * else when progress is due, or reports are waiting and either {@code noMoreRecordsNow} or they
      * have waited {@link #REPORT_BATCH_NANOS}.
      */
     private void flushReports(boolean force, boolean noMoreRecordsNow) {
+        flushReports(force, noMoreRecordsNow, null);
+    }
+
+    /** As above, led by where the splits just added resume ({@code resumed} forces sending). */
+    private void flushReports(boolean force, boolean noMoreRecordsNow, SplitsResumedEvent resumed) {
         long now = System.nanoTime();
         boolean progressDue = now - lastProgressNanos >= config.progressInterval().toNanos();
         boolean reportsDue =
@@ -315,16 +315,18 @@ public final class ChangeStreamSourceReader<T>
                 progress.put(s.token(), s.progressMicros());
             }
         }
-        if (reports.isEmpty() && progress.isEmpty()) {
+        if (resumed == null && reports.isEmpty() && progress.isEmpty()) {
             return;
         }
         lastProgressNanos = now;
-        context.sendSourceEventToCoordinator(new ReaderReportsEvent(reports, progress));
+        context.sendSourceEventToCoordinator(new ReaderReportsEvent(resumed, reports, progress));
     }
 
     @Override
     public void handleSourceEvents(SourceEvent event) {
-        if (event instanceof ReleaseBarrierEvent release) {
+        if (event instanceof EnumeratorEventsEvent batch) {
+            batch.events().forEach(this::handleSourceEvents);
+        } else if (event instanceof ReleaseBarrierEvent release) {
             if (states.get(release.token()) instanceof PartitionSplitState s) {
                 s.release(release.micros());
             }
@@ -381,8 +383,9 @@ public final class ChangeStreamSourceReader<T>
                 finishedAwaitingAck.put(e.getKey(), s);
             }
         }
+        // Sent by pollNext, which called this: at once when no record is waiting, else together
+        // with what the next records produce.
         outbox.progressChanged();
-        flushReports(true);
     }
 
     @Override

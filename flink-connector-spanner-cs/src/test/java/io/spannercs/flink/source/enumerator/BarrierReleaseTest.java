@@ -5,6 +5,8 @@ import static io.spannercs.flink.source.enumerator.EnumeratorHarness.partition;
 import static io.spannercs.flink.source.enumerator.EnumeratorHarness.root;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.spannercs.flink.source.event.EnumeratorEventsEvent;
+import io.spannercs.flink.source.event.LowWatermarkEvent;
 import io.spannercs.flink.source.event.PartitionReport.BarrierReached;
 import io.spannercs.flink.source.event.PartitionReport.Discovered;
 import io.spannercs.flink.source.event.PartitionReport.Finished;
@@ -14,6 +16,7 @@ import io.spannercs.flink.source.event.SplitsResumedEvent.ResumedSplit;
 import io.spannercs.flink.source.split.PartitionSplit;
 import java.util.List;
 import java.util.Map;
+import org.apache.flink.api.connector.source.SourceEvent;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -70,6 +73,25 @@ class BarrierReleaseTest {
         assertThat(releases()).containsExactly(new ReleaseBarrierEvent("b", T));
         assertThat(h.events(other(owner.get("b")), ReleaseBarrierEvent.class)).isEmpty();
         assertThat(h.metric("pendingBarriers")).isZero();
+    }
+
+    /** One change's events for a reader travel as one: the release, then the watermark rise. */
+    @Test
+    void aReleaseAndTheLowWatermarkItRaisesTravelTogether() throws Exception {
+        progress(Map.of("a", T, "c", T));
+        blockBAtT();
+        int b = owner.get("b");
+        int before = h.context.getSentSourceEvent().get(b).size();
+
+        h.progress(owner.get("d"), "d", T); // d was the lowest: the low watermark rises too
+
+        List<SourceEvent> sent = h.context.getSentSourceEvent().get(b);
+        assertThat(sent).hasSize(before + 1);
+        assertThat(sent.get(before)).isInstanceOf(EnumeratorEventsEvent.class);
+        List<SourceEvent> together = ((EnumeratorEventsEvent) sent.get(before)).events();
+        assertThat(together).hasSize(2);
+        assertThat(together.get(0)).isEqualTo(new ReleaseBarrierEvent("b", T));
+        assertThat(together.get(1)).isInstanceOf(LowWatermarkEvent.class);
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.spannercs.flink.source.enumerator;
 
 import io.spannercs.flink.source.config.ChangeStreamQuery;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
+import io.spannercs.flink.source.event.EnumeratorEventsEvent;
 import io.spannercs.flink.source.event.PartitionReport;
 import io.spannercs.flink.source.event.PartitionReport.NewPartition;
 import io.spannercs.flink.source.event.ReaderReportsEvent;
@@ -143,9 +144,15 @@ final class EnumeratorHarness implements AutoCloseable {
         enumerator.handleSourceEvent(subtask, new ReaderReportsEvent(List.of(reports), progress));
     }
 
-    /** A reader's {@link SplitsResumedEvent}: where its (restored or assigned) splits resume. */
+    /**
+     * What a reader sends when splits are added: where its (restored or assigned) splits resume, in
+     * a {@link ReaderReportsEvent}.
+     */
     void resume(int subtask, SplitsResumedEvent.ResumedSplit... splits) {
-        enumerator.handleSourceEvent(subtask, new SplitsResumedEvent(List.of(splits)));
+        enumerator.handleSourceEvent(
+                subtask,
+                new ReaderReportsEvent(
+                        new SplitsResumedEvent(List.of(splits)), List.of(), Map.of()));
     }
 
     void progress(int subtask, String token, long micros) {
@@ -185,8 +192,17 @@ final class EnumeratorHarness implements AutoCloseable {
         return enumerator.graph().get(token).subtask();
     }
 
+    /** Events sent to the reader, those sent together one by one. */
     List<SourceEvent> events(int subtask) throws Exception {
-        return new ArrayList<>(context.getSentSourceEvent().getOrDefault(subtask, List.of()));
+        List<SourceEvent> out = new ArrayList<>();
+        for (SourceEvent e : context.getSentSourceEvent().getOrDefault(subtask, List.of())) {
+            if (e instanceof EnumeratorEventsEvent batch) {
+                out.addAll(batch.events());
+            } else {
+                out.add(e);
+            }
+        }
+        return out;
     }
 
     <T> List<T> events(int subtask, Class<T> type) throws Exception {
