@@ -591,8 +591,7 @@ public final class ChangeStreamSplitEnumerator
             chosen.forEach(
                     (other, entries) -> {
                         for (PartitionEntry p : entries) {
-                            // Only what a record announced may be read ahead: not the roots.
-                            if (other != reader && p.discoverer() != PartitionEntry.NO_SUBTASK) {
+                            if (other != reader && mayHaveReadAhead(reader, p)) {
                                 elsewhere.add(p.token());
                             }
                         }
@@ -601,6 +600,29 @@ public final class ChangeStreamSplitEnumerator
                 send(reader, new AssignedElsewhereEvent(elsewhere));
             }
         }
+    }
+
+    /**
+     * Whether the reader may have started the partition's query ahead: only a record of a partition
+     * it reads announces one to it, so never a root, and a legacy child only to readers of its
+     * parents (when every parent's reader is known; a MUTABLE_KEY_RANGE partition names none).
+     */
+    private boolean mayHaveReadAhead(int reader, PartitionEntry p) {
+        if (p.discoverer() == PartitionEntry.NO_SUBTASK) {
+            return false;
+        }
+        if (p.parentTokens().isEmpty()) {
+            return true;
+        }
+        boolean parentHere = false;
+        for (String parent : p.parentTokens()) {
+            PartitionEntry e = graph.get(parent);
+            if (e == null || e.subtask() == PartitionEntry.NO_SUBTASK) {
+                return true; // pruned or unassigned: the announcer is not known
+            }
+            parentHere |= e.subtask() == reader;
+        }
+        return parentHere;
     }
 
     private void releaseSatisfiedBarriers() {

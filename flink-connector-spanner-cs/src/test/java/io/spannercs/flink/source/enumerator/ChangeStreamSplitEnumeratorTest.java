@@ -137,6 +137,51 @@ class ChangeStreamSplitEnumeratorTest {
         }
     }
 
+    /** Only readers of a legacy child's parents may have read it ahead: only they are told. */
+    @Test
+    void tellsOnlyTheReadersOfALegacyChildsParents() throws Throwable {
+        try (EnumeratorHarness h =
+                EnumeratorHarness.unbounded(3, root("a"), root("b"), root("c"))) {
+            h.addReaders(0, 1, 2);
+            h.start();
+            int readerA = h.owners().get("a");
+            long t = START + 100;
+
+            h.report(
+                    readerA,
+                    new Discovered(
+                            "a",
+                            t,
+                            List.of(
+                                    partition("v", t, "a"),
+                                    partition("w", t, "a"),
+                                    partition("x", t, "a"),
+                                    partition("y", t, "a"),
+                                    partition("z", t, "a"))),
+                    new Finished("a", t));
+
+            Map<String, Integer> owners = h.owners();
+            for (int reader = 0; reader < 3; reader++) {
+                List<String> told =
+                        h.events(reader, AssignedElsewhereEvent.class).stream()
+                                .flatMap(e -> e.tokens().stream())
+                                .toList();
+                if (reader != readerA) {
+                    assertThat(told).as("subtask %s read no parent", reader).isEmpty();
+                } else {
+                    assertThat(told)
+                            .containsExactlyInAnyOrderElementsOf(
+                                    List.of("v", "w", "x", "y", "z").stream()
+                                            .filter(c -> owners.get(c) != readerA)
+                                            .toList());
+                }
+            }
+            assertThat(List.of("v", "w", "x", "y", "z").stream().map(owners::get).toList())
+                    .as("one child went to another reader, so the test sees a notice")
+                    .anyMatch(r -> r != readerA);
+        }
+    }
+
     @Test
     void assignsADiscoveredPartitionOnlyOnce() throws Throwable {
         try (EnumeratorHarness h = EnumeratorHarness.unbounded(2, root("a"), root("b"))) {
