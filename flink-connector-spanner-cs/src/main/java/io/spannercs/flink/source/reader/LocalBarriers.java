@@ -1,5 +1,6 @@
 package io.spannercs.flink.source.reader;
 
+import io.spannercs.flink.source.split.PartitionSplit;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Iterator;
@@ -99,9 +100,7 @@ final class LocalBarriers {
         if (p.finished() || p.maxMoveOutMicros() >= micros || p.progressMicros() >= micros) {
             return Boolean.TRUE;
         }
-        return p.barrierMicros() == io.spannercs.flink.source.split.PartitionSplit.NO_BARRIER
-                ? Boolean.FALSE
-                : null;
+        return p.barrierMicros() == PartitionSplit.NO_BARRIER ? Boolean.FALSE : null;
     }
 
     /** A partition this reader read has finished: it counts as a source that reached anything. */

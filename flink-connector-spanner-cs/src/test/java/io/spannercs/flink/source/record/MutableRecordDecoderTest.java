@@ -34,26 +34,21 @@ class MutableRecordDecoderTest {
 
     @Test
     void readsTheBytesColumnOfPostgreSql() {
-        Struct row =
-                Struct.newBuilder()
-                        .set("read_proto_bytes")
-                        .to(ByteArray.copyFrom(MOVE.toByteArray()))
-                        .build();
-
-        assertMove(MutableRecordDecoder.FROM_BYTES.decode(row));
+        assertMove(MutableRecordDecoder.FROM_BYTES.decode(bytesRow(MOVE.toByteArray())));
     }
 
     @Test
     void namesUnreadableBytes() {
-        Struct row =
-                Struct.newBuilder()
-                        .set("read_proto_bytes")
-                        .to(ByteArray.copyFrom(new byte[] {(byte) 0xff, 0x01}))
-                        .build();
+        Struct row = bytesRow(new byte[] {(byte) 0xff, 0x01});
 
         assertThatThrownBy(() -> MutableRecordDecoder.INSTANCE.decode(row))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("Unreadable ChangeStreamRecord bytes");
+    }
+
+    /** A PostgreSQL row: the record's bytes in {@code read_proto_bytes}. */
+    private static Struct bytesRow(byte[] bytes) {
+        return Struct.newBuilder().set("read_proto_bytes").to(ByteArray.copyFrom(bytes)).build();
     }
 
     private static void assertMove(List<ChangeRecord> records) {
