@@ -12,26 +12,12 @@ import io.spannercs.emulator.changestream.ChangeStream;
 import io.spannercs.emulator.storage.CommittedTransaction;
 import io.spannercs.emulator.storage.RowChange;
 import io.spannercs.emulator.testing.GoogleSpannerEmulator;
-import io.spannercs.flink.format.ChangeEvent;
-import io.spannercs.flink.format.ChangeEventDeserializer;
-import io.spannercs.flink.source.SpannerChangeStreamSource;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.UUID;
-import org.apache.flink.api.common.JobID;
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestOptions;
-import org.apache.flink.configuration.TaskManagerOptions;
-import org.apache.flink.runtime.jobmaster.JobResult;
-import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.graph.StreamGraph;
 
 /**
  * Catch-up across partition churn: a history of N row changes during which the partitions split,
@@ -51,23 +37,13 @@ import org.apache.flink.streaming.api.graph.StreamGraph;
  * through the official client for {@code --google-history}). Rates count changes from the first to
  * the last; each reader must read exactly the changes committed, each once. The source's job time
  * (submission to end) and time to its first change are printed too.
+ *
+ * <p>Each reader runs in a JVM of its own ({@code --reader-jvms own}, the default), as the issue
+ * that set the target measured them; the emulator stays in this JVM. In one shared JVM the readers'
+ * code and the emulator's compete for the JIT, which still compiled a second per read after ten.
  */
 public final class ChurnBenchmark {
     private ChurnBenchmark() {}
-
-    /** A database with a history to read. */
-    private record History(
-            String name,
-            String projectId,
-            String instanceId,
-            String databaseId,
-            String hostPort,
-            boolean legacy,
-            long startMicros,
-            long endMicros,
-            long rowChanges,
-            long checksum,
-            String generations) {}
 
     private record Settings(
             List<String> targets,
@@ -81,7 +57,8 @@ public final class ChurnBenchmark {
             int googleAliveSeconds,
             Duration timeout,
             boolean trace,
-            boolean cpuBreakdown) {}
+            boolean cpuBreakdown,
+            boolean ownJvms) {}
 
     public static void main(String[] args) throws Exception {
         BenchArgs a = new BenchArgs(args);
@@ -124,7 +101,18 @@ public final class ChurnBenchmark {
                                         "cpu-breakdown",
                                         "false",
                                         "print each read's CPU by thread group (samples every"
-                                                + " thread every 20 ms)")));
+                                                + " thread every 20 ms)")),
+                        switch (a.string(
+                                "reader-jvms",
+                                "own",
+                                "own: each reader runs in a JVM of its own (the emulator stays"
+                                        + " in this one); shared: every reader runs in this JVM")) {
+                            case "own" -> true;
+                            case "shared" -> false;
+                            default ->
+                                    throw new IllegalArgumentException(
+                                            "--reader-jvms: own or shared");
+                        });
         if (!a.finish("ChurnBenchmark")) {
             return;
         }
@@ -198,7 +186,7 @@ public final class ChurnBenchmark {
                     (System.nanoTime() - t0) / 1e9);
             measure(
                     s,
-                    new History(
+                    new ChurnHistory(
                             legacy ? "ours-legacy" : "ours-mutable",
                             emulator.projectId(),
                             emulator.instanceId(),
@@ -295,7 +283,7 @@ public final class ChurnBenchmark {
                         (System.nanoTime() - t0) / 1e9);
                 measure(
                         s,
-                        new History(
+                        new ChurnHistory(
                                 "google",
                                 id.getInstanceId().getProject(),
                                 id.getInstanceId().getInstance(),
@@ -305,19 +293,35 @@ public final class ChurnBenchmark {
                                 first,
                                 last,
                                 rows,
-                                UNKNOWN_CHECKSUM,
+                                ChurnHistory.UNKNOWN_CHECKSUM,
                                 "the partitions the plain reader counts"));
             }
         }
     }
 
-    /** For histories written through the client: the readers must agree with each other. */
-    private static final long UNKNOWN_CHECKSUM = Long.MIN_VALUE;
+    private static void measure(Settings s, ChurnHistory h) throws Exception {
+        List<String> names = new ArrayList<>();
+        names.add("plain");
+        s.parallelism().forEach(p -> names.add("source-" + p));
+        List<ChurnReader> readers = new ArrayList<>();
+        try {
+            for (String name : names) {
+                readers.add(
+                        s.ownJvms()
+                                ? new ChurnReaderJvm(name, h, s.timeout())
+                                : ChurnReader.inProcess(name, h, s.timeout()));
+            }
+            measure(s, h, names, readers);
+        } finally {
+            for (ChurnReader reader : readers) {
+                reader.close();
+            }
+        }
+    }
 
-    private static void measure(Settings s, History h) throws Exception {
-        List<String> readers = new ArrayList<>();
-        readers.add("plain");
-        s.parallelism().forEach(p -> readers.add("source-" + p));
+    private static void measure(
+            Settings s, ChurnHistory h, List<String> names, List<ChurnReader> readers)
+            throws Exception {
         ReadResult[] best = new ReadResult[readers.size()];
         List<List<Double>> ratios = new ArrayList<>();
         readers.forEach(r -> ratios.add(new ArrayList<>()));
@@ -330,24 +334,18 @@ public final class ChurnBenchmark {
             double[] rates = new double[readers.size()];
             for (int k = 0; k < readers.size(); k++) {
                 int i = (k + round) % readers.size();
-                String reader = readers.get(i);
-                long cpuBefore = processCpuNanos();
-                ThreadCpuSampler sampler = s.cpuBreakdown() ? new ThreadCpuSampler() : null;
-                ReadResult r;
-                if (reader.equals("plain")) {
-                    FollowingPlainReader.Result plain = plain(h, s.timeout());
-                    partitions = plain.partitions();
-                    r = plain.read();
-                } else {
-                    r = source(h, Integer.parseInt(reader.substring("source-".length())));
-                }
-                long cpu = processCpuNanos() - cpuBefore;
-                if (checksum == UNKNOWN_CHECKSUM) {
+                String name = names.get(i);
+                long hostCpuBefore = ChurnReads.processCpuNanos();
+                ChurnReader.Outcome o = readers.get(i).read(s.cpuBreakdown());
+                long hostCpu = ChurnReads.processCpuNanos() - hostCpuBefore;
+                ReadResult r = o.read();
+                partitions = o.partitions() >= 0 ? o.partitions() : partitions;
+                if (checksum == ChurnHistory.UNKNOWN_CHECKSUM) {
                     checksum = r.checksum();
                 }
                 if (r.rowChanges() != h.rowChanges() || r.checksum() != checksum) {
                     throw new IllegalStateException(
-                            reader
+                            name
                                     + " read "
                                     + r.rowChanges()
                                     + " changes (checksum "
@@ -361,15 +359,22 @@ public final class ChurnBenchmark {
                 System.out.printf(
                         Locale.ROOT,
                         "  %-9s %-9s %,8.0f changes/s, first change after %.2f s, done"
-                                + " after %.2f s, process CPU %.1f s%n",
+                                + " after %.2f s, %s%n",
                         roundName,
-                        reader,
+                        name,
                         r.perSecond(),
                         r.startNanosToFirst() / 1e9,
                         r.wallNanos() / 1e9,
-                        cpu / 1e9);
-                if (sampler != null) {
-                    System.out.println("            CPU s: " + sampler.breakdown());
+                        s.ownJvms()
+                                ? String.format(
+                                        Locale.ROOT,
+                                        "reader's JVM CPU %.1f s, benchmark JVM (emulator) %.1f s",
+                                        o.cpuNanos() / 1e9,
+                                        hostCpu / 1e9)
+                                : String.format(
+                                        Locale.ROOT, "process CPU %.1f s", o.cpuNanos() / 1e9));
+                if (!o.cpuBreakdown().isEmpty()) {
+                    System.out.println("            CPU s: " + o.cpuBreakdown());
                 }
                 rates[i] = r.perSecond();
                 if (counted && (best[i] == null || r.perSecond() > best[i].perSecond())) {
@@ -389,11 +394,8 @@ public final class ChurnBenchmark {
                 partitions,
                 h.generations());
         if (s.trace()) {
-            for (int p : s.parallelism()) {
-                try (GenerationTrace trace = new GenerationTrace()) {
-                    source(h, p);
-                    trace.print("source-" + p + " (traced read, not counted)", h.legacy());
-                }
+            for (int i = 1; i < readers.size(); i++) {
+                readers.get(i).traceRead();
             }
         }
         double a = best[0].perSecond();
@@ -402,7 +404,7 @@ public final class ChurnBenchmark {
             System.out.printf(
                     Locale.ROOT,
                     "  best: b (%s) %,.0f changes/s, b/a %.2f; median of the rounds' b/a %.2f%n",
-                    readers.get(i),
+                    names.get(i),
                     best[i].perSecond(),
                     best[i].perSecond() / a,
                     median(ratios.get(i)));
@@ -414,91 +416,5 @@ public final class ChurnBenchmark {
         sorted.sort(null);
         int n = sorted.size();
         return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
-    }
-
-    /** CPU time of this whole process (emulator, Flink and readers share it). */
-    static long processCpuNanos() {
-        return ((com.sun.management.OperatingSystemMXBean)
-                        java.lang.management.ManagementFactory.getOperatingSystemMXBean())
-                .getProcessCpuTime();
-    }
-
-    private static FollowingPlainReader.Result plain(History h, Duration timeout) throws Exception {
-        try (Spanner spanner =
-                SpannerOptions.newBuilder()
-                        .setProjectId(h.projectId())
-                        .setEmulatorHost(h.hostPort())
-                        .setCredentials(NoCredentials.getInstance())
-                        .setBuiltInMetricsEnabled(false)
-                        .build()
-                        .getService()) {
-            DatabaseClient client =
-                    spanner.getDatabaseClient(
-                            DatabaseId.of(h.projectId(), h.instanceId(), h.databaseId()));
-            return new FollowingPlainReader(client, BenchSchema.STREAM, h.legacy())
-                    .read(h.startMicros(), h.endMicros(), timeout);
-        }
-    }
-
-    /** A bounded job on the running cluster, timed from its submission. */
-    private static ReadResult source(History h, int parallelism) throws Exception {
-        String tally = "churn-" + UUID.randomUUID();
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(parallelism);
-        env.fromSource(
-                        SpannerChangeStreamSource.<ChangeEvent>builder()
-                                .setProjectId(h.projectId())
-                                .setInstanceId(h.instanceId())
-                                .setDatabaseId(h.databaseId())
-                                .setChangeStream(BenchSchema.STREAM)
-                                .setEmulatorHost(h.hostPort())
-                                .setStartTimestamp(FlinkJobs.instant(h.startMicros()))
-                                .setEndTimestamp(FlinkJobs.instant(h.endMicros()))
-                                .setDeserializer(ChangeEventDeserializer.changeEvents())
-                                .build(),
-                        WatermarkStrategy.noWatermarks(),
-                        "spanner")
-                .sinkTo(new CountingDiscardingSink(tally))
-                .name("counting discarding sink");
-        StreamGraph job = env.getStreamGraph();
-        job.setJobId(new JobID());
-        long t0 = System.nanoTime();
-        try {
-            CLUSTER.submitJob(job).get();
-            JobResult result = CLUSTER.requestJobResult(job.getJobID()).get();
-            if (!result.isSuccess()) {
-                throw new IllegalStateException(
-                        "The source job failed",
-                        result.getSerializedThrowable()
-                                .map(t -> t.deserializeError(ChurnBenchmark.class.getClassLoader()))
-                                .orElse(null));
-            }
-            return Tally.remove(tally).result(System.nanoTime() - t0).from(t0);
-        } finally {
-            Tally.remove(tally);
-        }
-    }
-
-    /** One local cluster for every job of the run: jobs are timed once Flink runs. */
-    private static final MiniCluster CLUSTER = startCluster();
-
-    private static MiniCluster startCluster() {
-        Configuration conf = new Configuration();
-        conf.set(TaskManagerOptions.NUM_TASK_SLOTS, 2);
-        conf.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
-        conf.set(RestOptions.BIND_PORT, "0"); // any free port: runs may overlap
-        try {
-            MiniCluster cluster =
-                    new MiniCluster(
-                            new MiniClusterConfiguration.Builder()
-                                    .setConfiguration(conf)
-                                    .setNumTaskManagers(1)
-                                    .setNumSlotsPerTaskManager(2)
-                                    .build());
-            cluster.start();
-            return cluster;
-        } catch (Exception e) {
-            throw new IllegalStateException("Cannot start the local Flink cluster", e);
-        }
     }
 }

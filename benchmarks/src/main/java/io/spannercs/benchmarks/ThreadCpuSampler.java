@@ -31,7 +31,7 @@ final class ThreadCpuSampler implements AutoCloseable {
     private final Map<Long, Long> first = new HashMap<>();
     private final Map<Long, Long> last = new HashMap<>();
     private final Map<Long, String> names = new HashMap<>();
-    private final long processStart = ChurnBenchmark.processCpuNanos();
+    private final long processStart = ChurnReads.processCpuNanos();
     private final Map<String, Long> vmStart = vmThreadsCpuNanos();
     private final Thread sampler;
     private volatile boolean running = true;
@@ -80,7 +80,7 @@ final class ThreadCpuSampler implements AutoCloseable {
         running = false;
         sampler.join();
         sample(false);
-        long process = ChurnBenchmark.processCpuNanos() - processStart;
+        long process = ChurnReads.processCpuNanos() - processStart;
         Map<String, Long> byGroup = new LinkedHashMap<>();
         long java = 0;
         synchronized (this) {
