@@ -10,10 +10,6 @@ import org.apache.flink.api.connector.source.SourceEvent;
  */
 @Internal
 public record AckReportsEvent(List<String> reportIds) implements SourceEvent {
-    /** Sent as its binary form: see {@link SerializedEvent}. */
-    private Object writeReplace() {
-        return SerializedEvent.of(this);
-    }
 
     /** Short: Flink formats the event into a message for every send. */
     @Override

@@ -23,11 +23,6 @@ public record ReaderReportsEvent(
         this(null, reports, progressMicros);
     }
 
-    /** Sent as its binary form: see {@link SerializedEvent}. */
-    private Object writeReplace() {
-        return SerializedEvent.of(this);
-    }
-
     /** Short: Flink formats the event into a message for every send. */
     @Override
     public String toString() {
