@@ -9,11 +9,4 @@ import org.apache.flink.api.connector.source.SourceEvent;
  * forget them.
  */
 @Internal
-public record AckReportsEvent(List<String> reportIds) implements SourceEvent {
-
-    /** Short: Flink formats the event into a message for every send. */
-    @Override
-    public String toString() {
-        return "AckReportsEvent[" + reportIds.size() + " reports]";
-    }
-}
+public record AckReportsEvent(List<String> reportIds) implements SourceEvent {}

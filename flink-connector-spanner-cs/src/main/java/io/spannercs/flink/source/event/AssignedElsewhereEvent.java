@@ -14,10 +14,4 @@ public record AssignedElsewhereEvent(List<String> tokens) implements SourceEvent
     public AssignedElsewhereEvent {
         tokens = List.copyOf(tokens);
     }
-
-    /** Short: Flink formats the event into a message for every send. */
-    @Override
-    public String toString() {
-        return "AssignedElsewhereEvent[" + tokens.size() + " partitions]";
-    }
 }

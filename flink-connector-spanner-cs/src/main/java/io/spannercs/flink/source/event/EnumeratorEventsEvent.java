@@ -14,10 +14,4 @@ public record EnumeratorEventsEvent(List<SourceEvent> events) implements SourceE
     public EnumeratorEventsEvent {
         events = List.copyOf(events);
     }
-
-    /** Short: Flink formats the event into a message for every send. */
-    @Override
-    public String toString() {
-        return "EnumeratorEventsEvent[" + events.size() + " events]";
-    }
 }

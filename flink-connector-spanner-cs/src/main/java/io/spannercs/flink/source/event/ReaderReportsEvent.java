@@ -22,15 +22,4 @@ public record ReaderReportsEvent(
     public ReaderReportsEvent(List<PartitionReport> reports, Map<String, Long> progressMicros) {
         this(null, reports, progressMicros);
     }
-
-    /** Short: Flink formats the event into a message for every send. */
-    @Override
-    public String toString() {
-        return "ReaderReportsEvent["
-                + (resumed == null ? "" : resumed.splits().size() + " resumed, ")
-                + reports.size()
-                + " reports, progress of "
-                + progressMicros.size()
-                + " partitions]";
-    }
 }
