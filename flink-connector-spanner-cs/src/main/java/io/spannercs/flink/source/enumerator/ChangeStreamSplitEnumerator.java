@@ -2,6 +2,7 @@ package io.spannercs.flink.source.enumerator;
 
 import io.spannercs.flink.source.ChangeFilter;
 import io.spannercs.flink.source.config.ChangeStreamQuery;
+import io.spannercs.flink.source.config.RecordMethodCaches;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.event.AckReportsEvent;
 import io.spannercs.flink.source.event.AssignedElsewhereEvent;
@@ -725,10 +726,14 @@ public final class ChangeStreamSplitEnumerator
 
     @Override
     public void close() {
-        if (snapshotPlanner != null) {
-            snapshotPlanner.close();
+        try {
+            if (snapshotPlanner != null) {
+                snapshotPlanner.close();
+            }
+            rootPartitions.close();
+        } finally {
+            RecordMethodCaches.release(); // or the JobManager may keep this job's class loader
         }
-        rootPartitions.close();
     }
 
     @VisibleForTesting

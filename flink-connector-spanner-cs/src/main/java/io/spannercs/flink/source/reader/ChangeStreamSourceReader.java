@@ -4,6 +4,7 @@ import io.spannercs.flink.format.ChangeEventDeserializer;
 import io.spannercs.flink.source.ChangeFilter;
 import io.spannercs.flink.source.config.ChangeStreamQuery;
 import io.spannercs.flink.source.config.LazySpannerClient;
+import io.spannercs.flink.source.config.RecordMethodCaches;
 import io.spannercs.flink.source.config.SpannerClients;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.enumerator.PartitionNames;
@@ -424,6 +425,7 @@ public final class ChangeStreamSourceReader<T>
             // Waits (bounded) for the query threads and the client's threads to end: none may
             // outlive the job, or a failed attempt, with the job's class loader.
             spanner.close();
+            RecordMethodCaches.release(); // or the TaskManager may keep this job's class loader
         }
     }
 }
