@@ -24,7 +24,8 @@ public final class PartitionNames {
         }
         CRC32 crc = new CRC32();
         crc.update(token.getBytes(StandardCharsets.UTF_8));
-        return String.format("p:%08x", crc.getValue());
+        String hex = Long.toHexString(crc.getValue()); // no String.format: one per log line
+        return "p:" + "00000000".substring(hex.length()) + hex;
     }
 
     /** {@code [p:..., p:...]}, with {@code and N more} past {@link #MAX_LISTED}. */

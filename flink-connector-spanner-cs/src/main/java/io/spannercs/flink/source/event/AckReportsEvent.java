@@ -9,4 +9,15 @@ import org.apache.flink.api.connector.source.SourceEvent;
  * forget them.
  */
 @Internal
-public record AckReportsEvent(List<String> reportIds) implements SourceEvent {}
+public record AckReportsEvent(List<String> reportIds) implements SourceEvent {
+    /** Sent as its binary form: see {@link SerializedEvent}. */
+    private Object writeReplace() {
+        return SerializedEvent.of(this);
+    }
+
+    /** Short: Flink formats the event into a message for every send. */
+    @Override
+    public String toString() {
+        return "AckReportsEvent[" + reportIds.size() + " reports]";
+    }
+}

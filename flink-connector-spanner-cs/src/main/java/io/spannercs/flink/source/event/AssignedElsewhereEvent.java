@@ -14,4 +14,15 @@ public record AssignedElsewhereEvent(List<String> tokens) implements SourceEvent
     public AssignedElsewhereEvent {
         tokens = List.copyOf(tokens);
     }
+
+    /** Sent as its binary form: see {@link SerializedEvent}. */
+    private Object writeReplace() {
+        return SerializedEvent.of(this);
+    }
+
+    /** Short: Flink formats the event into a message for every send. */
+    @Override
+    public String toString() {
+        return "AssignedElsewhereEvent[" + tokens.size() + " partitions]";
+    }
 }

@@ -14,4 +14,15 @@ public record EnumeratorEventsEvent(List<SourceEvent> events) implements SourceE
     public EnumeratorEventsEvent {
         events = List.copyOf(events);
     }
+
+    /** Sent as its binary form: see {@link SerializedEvent}. */
+    private Object writeReplace() {
+        return SerializedEvent.of(this);
+    }
+
+    /** Short: Flink formats the event into a message for every send. */
+    @Override
+    public String toString() {
+        return "EnumeratorEventsEvent[" + events.size() + " events]";
+    }
 }

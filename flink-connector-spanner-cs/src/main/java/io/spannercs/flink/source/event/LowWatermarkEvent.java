@@ -8,4 +8,9 @@ import org.apache.flink.api.connector.source.SourceEvent;
  * {@code micros}; no reader may emit a watermark above it.
  */
 @Internal
-public record LowWatermarkEvent(long micros) implements SourceEvent {}
+public record LowWatermarkEvent(long micros) implements SourceEvent {
+    /** Sent as its binary form: see {@link SerializedEvent}. */
+    private Object writeReplace() {
+        return SerializedEvent.of(this);
+    }
+}

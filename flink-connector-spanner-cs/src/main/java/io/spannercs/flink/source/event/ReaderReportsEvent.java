@@ -22,4 +22,20 @@ public record ReaderReportsEvent(
     public ReaderReportsEvent(List<PartitionReport> reports, Map<String, Long> progressMicros) {
         this(null, reports, progressMicros);
     }
+
+    /** Sent as its binary form: see {@link SerializedEvent}. */
+    private Object writeReplace() {
+        return SerializedEvent.of(this);
+    }
+
+    /** Short: Flink formats the event into a message for every send. */
+    @Override
+    public String toString() {
+        return "ReaderReportsEvent["
+                + (resumed == null ? "" : resumed.splits().size() + " resumed, ")
+                + reports.size()
+                + " reports, progress of "
+                + progressMicros.size()
+                + " partitions]";
+    }
 }

@@ -12,4 +12,9 @@ import org.apache.flink.api.connector.source.SourceEvent;
  */
 @Internal
 public record StreamShapeEvent(Dialect dialect, SpannerSourceConfig.PartitionMode partitionMode)
-        implements SourceEvent {}
+        implements SourceEvent {
+    /** Sent as its binary form: see {@link SerializedEvent}. */
+    private Object writeReplace() {
+        return SerializedEvent.of(this);
+    }
+}
