@@ -252,7 +252,7 @@ class SqlJarSessionClusterIT {
      * The number of Flink user-code class loaders still alive after full GCs ({@code jcmd GC.run},
      * up to 5, a second apart: a loader whose last references are cleaned up by reference
      * processing, e.g. a cleaner, goes only at a later GC); what {@code jcmd} said last is kept in
-     * {@code diagnostics-<pid>.txt}.
+     * {@code diagnostics-<pid>.txt}, and a heap dump in {@code leak-<pid>.hprof} if any is alive.
      */
     private static long userClassLoadersAfterFullGc(Process p) throws Exception {
         String stats = "";
@@ -274,7 +274,13 @@ class SqlJarSessionClusterIT {
                                 .filter(l -> l.contains("spannercs") || l.contains("com.google"))
                                 .collect(Collectors.joining("\n")),
                 StandardCharsets.UTF_8);
-        return stats.lines().filter(l -> l.contains("ChildFirstClassLoader")).count();
+        long alive = stats.lines().filter(l -> l.contains("ChildFirstClassLoader")).count();
+        if (alive > 0) {
+            // What keeps it: open with any heap analyser, path to GC roots of
+            // ChildFirstClassLoader.
+            jcmd(p, "GC.heap_dump " + HOME.resolve("leak-" + p.pid() + ".hprof").toAbsolutePath());
+        }
+        return alive;
     }
 
     private static String jcmd(Process p, String command) throws Exception {
