@@ -418,10 +418,15 @@ public final class ChangeStreamSplitEnumerator
 
     private void onDiscovered(int subtask, PartitionReport.Discovered d) {
         List<String> added = new ArrayList<>();
+        List<String> elsewhere = new ArrayList<>();
         for (PartitionReport.NewPartition p : d.partitions()) {
             PartitionGraph.Discovery outcome = graph.discover(p, subtask);
             if (outcome == PartitionGraph.Discovery.ADDED) {
                 added.add(p.token());
+            } else if (outcome == PartitionGraph.Discovery.ALREADY_KNOWN) {
+                if (takenElsewhere(graph.get(p.token()), subtask)) {
+                    elsewhere.add(p.token());
+                }
             } else if (outcome == PartitionGraph.Discovery.STALE) {
                 LOG.debug(
                         "Ignoring partition {} from a re-sent report of {}: it starts at {}, below"
@@ -431,6 +436,11 @@ public final class ChangeStreamSplitEnumerator
                         TimeFormat.micros(p.startMicros()),
                         TimeFormat.micros(graph.lowWatermarkMicros()));
             }
+        }
+        if (!elsewhere.isEmpty() && config.readAhead()) {
+            // A second parent announced it after it was assigned (a merge): the announcer's
+            // read ahead would otherwise wait for an assignment that never comes.
+            send(subtask, new AssignedElsewhereEvent(elsewhere));
         }
         if (!added.isEmpty()) {
             LOG.info(
@@ -601,6 +611,14 @@ public final class ChangeStreamSplitEnumerator
                 send(reader, new AssignedElsewhereEvent(elsewhere));
             }
         }
+    }
+
+    /** Whether a known partition is read, or was read, by a subtask other than {@code reader}. */
+    private static boolean takenElsewhere(PartitionEntry known, int reader) {
+        return known != null
+                && (known.status() == PartitionStatus.FINISHED
+                        || (known.status() == PartitionStatus.ASSIGNED
+                                && known.subtask() != reader));
     }
 
     /**

@@ -424,8 +424,11 @@ public final class ChangeStreamSourceReader<T>
             queryThreads.shutdownNow();
             // Waits (bounded) for the query threads and the client's threads to end: none may
             // outlive the job, or a failed attempt, with the job's class loader.
-            spanner.close();
-            RecordMethodCaches.release(); // or the TaskManager may keep this job's class loader
+            try {
+                spanner.close();
+            } finally {
+                RecordMethodCaches.release(); // or the TaskManager may keep this job's loader
+            }
         }
     }
 }

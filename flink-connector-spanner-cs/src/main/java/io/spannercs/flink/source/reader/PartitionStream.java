@@ -105,6 +105,8 @@ final class PartitionStream implements SplitStream {
     private boolean stallWarned;
     // Draining stops at a barrier until it is released.
     private long blockedAtMicros;
+    // Records the buffer may hold: fewer for a read ahead until it is taken over.
+    private int bufferLimit;
 
     PartitionStream(
             PartitionSplit split,
@@ -130,6 +132,19 @@ final class PartitionStream implements SplitStream {
         this.fetched = split.position();
         this.blockedAtMicros = split.barrierMicros();
         this.ended = split.finished();
+        this.bufferLimit = config.bufferedRecordsPerPartition();
+    }
+
+    @Override
+    public synchronized void holdBack(int records) {
+        bufferLimit = Math.min(bufferLimit, Math.max(1, records));
+    }
+
+    @Override
+    public synchronized void takeOver() {
+        bufferLimit = config.bufferedRecordsPerPartition();
+        lastRowNanos = System.nanoTime(); // the wait for the assignment was no stall
+        notifyAll();
     }
 
     @Override
@@ -285,7 +300,7 @@ final class PartitionStream implements SplitStream {
      * @return false if the query was superseded or closed while waiting
      */
     private synchronized boolean awaitRoom(long query) {
-        while (query == generation && buffer.size() >= config.bufferedRecordsPerPartition()) {
+        while (query == generation && buffer.size() >= bufferLimit) {
             try {
                 wait();
             } catch (InterruptedException e) {

@@ -2,10 +2,12 @@ package io.spannercs.flink.source.reader;
 
 import io.spannercs.flink.source.event.PartitionReport;
 import io.spannercs.flink.source.split.PartitionSplit;
+import java.util.Collections;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 
@@ -27,12 +29,33 @@ final class ReadAheads {
      */
     static final int MAX = 16;
 
+    /**
+     * Records a read ahead buffers until it is assigned here: enough to hide the query's start (its
+     * first row can take most of a second), little enough that a partition the enumerator gives to
+     * another reader costs this reader and Spanner almost nothing.
+     */
+    static final int HELD_BACK_RECORDS = 64;
+
     /** A read ahead not assigned to this reader within this time is given up. */
     static final long TTL_NANOS = 30_000_000_000L;
 
     private record ReadAhead(PartitionSplit split, SplitStream stream, long sinceNanos) {}
 
+    /**
+     * Partitions given up are remembered (the most recent this many): the notice that another
+     * reader has one can come before the record announcing it is fetched here.
+     */
+    static final int GIVEN_UP_REMEMBERED = 1024;
+
     private final Map<String, ReadAhead> byToken = new LinkedHashMap<>();
+    private final Set<String> givenUp =
+            Collections.newSetFromMap(
+                    new LinkedHashMap<>() {
+                        @Override
+                        protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+                            return size() > GIVEN_UP_REMEMBERED;
+                        }
+                    });
     private final LongSupplier nanoClock;
     private boolean closed;
 
@@ -60,13 +83,16 @@ final class ReadAheads {
             if (byToken.size() >= MAX) {
                 break;
             }
-            if (byToken.containsKey(p.token()) || reading.apply(p.token())) {
+            if (byToken.containsKey(p.token())
+                    || givenUp.contains(p.token())
+                    || reading.apply(p.token())) {
                 continue;
             }
             PartitionSplit split =
                     PartitionSplit.fresh(
                             p.token(), p.startMicros(), sourceEndMicros, p.parentTokens());
             SplitStream stream = open.apply(split);
+            stream.holdBack(HELD_BACK_RECORDS);
             stream.start();
             byToken.put(p.token(), new ReadAhead(split, stream, nanoClock.getAsLong()));
         }
@@ -82,6 +108,7 @@ final class ReadAheads {
             return null;
         }
         if (ahead.split().equals(assigned)) {
+            ahead.stream().takeOver();
             return ahead.stream();
         }
         ahead.stream().close(); // assigned from elsewhere (a restored position)
@@ -91,6 +118,7 @@ final class ReadAheads {
     /** Gives up the reads ahead of partitions another reader was given. */
     synchronized void giveUp(List<String> tokens) {
         for (String token : tokens) {
+            givenUp.add(token);
             ReadAhead r = byToken.remove(token);
             if (r != null) {
                 r.stream().close();

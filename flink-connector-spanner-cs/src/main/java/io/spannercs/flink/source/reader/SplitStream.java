@@ -36,5 +36,14 @@ interface SplitStream {
      */
     boolean hasBufferedRecords();
 
+    /**
+     * Buffers at most {@code records} until {@link #takeOver}: a partition read ahead of its
+     * assignment may go to another reader, and what it read then is thrown away.
+     */
+    default void holdBack(int records) {}
+
+    /** The read ahead was assigned here: it buffers as much as any split from now on. */
+    default void takeOver() {}
+
     void close();
 }

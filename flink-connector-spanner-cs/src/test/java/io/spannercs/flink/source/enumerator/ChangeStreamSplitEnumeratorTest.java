@@ -182,6 +182,35 @@ class ChangeStreamSplitEnumeratorTest {
         }
     }
 
+    /** A merge's second parent announces the child after it was assigned: told at once. */
+    @Test
+    void tellsALateAnnouncerThatThePartitionWentElsewhere() throws Throwable {
+        try (EnumeratorHarness h = EnumeratorHarness.unbounded(2, root("a"), root("b"))) {
+            h.addReaders(0, 1);
+            h.start();
+            int readerA = h.owners().get("a");
+            int readerB = h.owners().get("b");
+            assertThat(readerA).isNotEqualTo(readerB);
+            long t = START + 100;
+            h.report(readerA, new Discovered("a", t, List.of(partition("n", t))));
+            assertThat(h.owners()).containsEntry("n", readerA);
+            assertThat(h.events(readerB, AssignedElsewhereEvent.class))
+                    .containsExactly(new AssignedElsewhereEvent(List.of("n")));
+
+            h.report(readerB, new Discovered("b", t, List.of(partition("n", t))));
+            h.report(readerA, new Discovered("a", t, List.of(partition("n", t))));
+
+            assertThat(h.events(readerB, AssignedElsewhereEvent.class))
+                    .as("once at the assignment, once more for its own late announcement")
+                    .containsExactly(
+                            new AssignedElsewhereEvent(List.of("n")),
+                            new AssignedElsewhereEvent(List.of("n")));
+            assertThat(h.events(readerA, AssignedElsewhereEvent.class))
+                    .as("the reader that has it is never told")
+                    .isEmpty();
+        }
+    }
+
     @Test
     void assignsADiscoveredPartitionOnlyOnce() throws Throwable {
         try (EnumeratorHarness h = EnumeratorHarness.unbounded(2, root("a"), root("b"))) {

@@ -103,6 +103,22 @@ class ReadAheadsTest {
     }
 
     @Test
+    void doesNotStartWhatAnotherReaderWasGivenBeforeItWasAnnouncedHere() {
+        readAheads.giveUp(List.of("a"));
+        announce(Set.of(), "a", "b");
+        assertThat(opened).extracting(s -> s.token).containsExactly("b");
+    }
+
+    @Test
+    void holdsAReadAheadBackUntilItIsTakenOver() {
+        announce(Set.of(), "a");
+        assertThat(opened.get(0).heldBackTo).isEqualTo(ReadAheads.HELD_BACK_RECORDS);
+        assertThat(opened.get(0).takenOver).isFalse();
+        readAheads.take(split("a"));
+        assertThat(opened.get(0).takenOver).isTrue();
+    }
+
+    @Test
     void givesUpReadAheadsNotAssignedInTime() {
         announce(Set.of(), "a");
         clock.set(ReadAheads.TTL_NANOS - 1);
@@ -127,6 +143,8 @@ class ReadAheadsTest {
         final String token;
         boolean started;
         boolean closed;
+        int heldBackTo = -1;
+        boolean takenOver;
 
         FakeStream(String token) {
             this.token = token;
@@ -173,6 +191,16 @@ class ReadAheadsTest {
         @Override
         public boolean hasBufferedRecords() {
             return false;
+        }
+
+        @Override
+        public void holdBack(int records) {
+            heldBackTo = records;
+        }
+
+        @Override
+        public void takeOver() {
+            takenOver = true;
         }
 
         @Override
