@@ -141,6 +141,10 @@ class ReaderMetricsITCase {
                 assertThat(sum(job, counter)).as("read ahead %s", readAhead).isEqualTo(all.size());
                 if (readAhead) {
                     assertThat(sum(job, "numPartitionsReadAhead")).isPositive();
+                    assertThat(REPORTER.findMetrics(job, "numReadAheadsGivenUp")).isNotEmpty();
+                    assertThat(sum(job, "numReadAheadsGivenUp"))
+                            .as("one reader is given every partition it announces")
+                            .isZero();
                 } else {
                     assertThat(sum(job, "numPartitionsReadAhead")).isZero();
                 }

@@ -207,6 +207,7 @@ public final class ChangeStreamSourceReader<T>
         group.gauge("queryRestarts", shared::queryRestarts);
         group.counter("numPartitionQueries", shared.partitionQueries());
         group.counter("numPartitionsReadAhead", shared.readAheadsTaken());
+        group.counter("numReadAheadsGivenUp", readAheads.givenUp());
         group.counter("numBarriersReleasedLocally", localBarriers.releasedHere());
         group.counter("numRecordsMutableKeyRange", shared.mutableKeyRangeRecords());
         group.counter("numRecordsImmutableKeyRange", shared.immutableKeyRangeRecords());

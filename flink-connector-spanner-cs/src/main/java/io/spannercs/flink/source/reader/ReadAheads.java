@@ -10,6 +10,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.SimpleCounter;
 
 /**
  * Queries of announced partitions started before their assignment, kept for the whole life of a
@@ -57,6 +59,7 @@ final class ReadAheads {
                         }
                     });
     private final LongSupplier nanoClock;
+    private final Counter givenUpCount = new SimpleCounter();
     private boolean closed;
 
     ReadAheads() {
@@ -65,6 +68,11 @@ final class ReadAheads {
 
     ReadAheads(LongSupplier nanoClock) {
         this.nanoClock = nanoClock;
+    }
+
+    /** Reads ahead closed unread: given to another reader, restored from elsewhere or expired. */
+    Counter givenUp() {
+        return givenUpCount;
     }
 
     /**
@@ -112,6 +120,7 @@ final class ReadAheads {
             return ahead.stream();
         }
         ahead.stream().close(); // assigned from elsewhere (a restored position)
+        givenUpCount.inc();
         return null;
     }
 
@@ -122,6 +131,7 @@ final class ReadAheads {
             ReadAhead r = byToken.remove(token);
             if (r != null) {
                 r.stream().close();
+                givenUpCount.inc();
             }
         }
     }
@@ -133,6 +143,7 @@ final class ReadAheads {
             ReadAhead r = it.next();
             if (now - r.sinceNanos() >= TTL_NANOS) {
                 r.stream().close();
+                givenUpCount.inc();
                 it.remove();
             }
         }

@@ -100,6 +100,7 @@ class ReadAheadsTest {
         assertThat(readAheads.take(split("a"))).isNull();
         announce(Set.of(), "c");
         assertThat(opened).as("the slot is free again").hasSize(3);
+        assertThat(readAheads.givenUp().getCount()).isEqualTo(1);
     }
 
     @Test
@@ -128,6 +129,7 @@ class ReadAheadsTest {
         readAheads.expire();
         assertThat(opened.get(0).closed).isTrue();
         assertThat(readAheads.size()).isZero();
+        assertThat(readAheads.givenUp().getCount()).isEqualTo(1);
     }
 
     @Test
