@@ -173,6 +173,38 @@ class LiveReadAndFaultsTest {
     }
 
     @Test
+    void aHeldPartitionSendsNothingUntilReleased() throws Exception {
+        Timestamp start = TestTimes.now();
+        for (int i = 0; i < 10; i++) {
+            insert(i);
+        }
+        Timestamp end = TestTimes.now();
+        String token = emulator.database().changeStream("legacy").liveTokens().get(0);
+        emulator.faults().hold(token);
+        java.util.concurrent.atomic.AtomicInteger rows =
+                new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.CompletableFuture<Void> read =
+                java.util.concurrent.CompletableFuture.runAsync(
+                        () -> {
+                            try (ResultSet rs =
+                                    clients.client()
+                                            .singleUse()
+                                            .executeQuery(
+                                                    read("legacy", start, end, token, 1000))) {
+                                while (rs.next()) {
+                                    rows.incrementAndGet();
+                                }
+                            }
+                        });
+        Thread.sleep(500);
+        assertThat(rows).as("rows of a held partition").hasValue(0);
+        assertThat(read).as("a held query does not end").isNotDone();
+        emulator.faults().release(token);
+        read.get(30, TimeUnit.SECONDS);
+        assertThat(rows.get()).as("rows after the release").isGreaterThanOrEqualTo(10);
+    }
+
+    @Test
     void rejectedCommitsApplyNothing() {
         emulator.faults().rejectCommits(1, Status.Code.FAILED_PRECONDITION);
         assertThatThrownBy(() -> insert(1)).isInstanceOf(SpannerException.class);

@@ -16,15 +16,18 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Metric;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
@@ -42,6 +45,11 @@ import org.junit.jupiter.params.provider.ValueSource;
  * partition a key left lags behind the one it moved to, and a map chained to the source records the
  * global emission order. With barriers every key's changes come out in commit order; with barriers
  * off the same workload shows violations, which proves the check can fail.
+ *
+ * <p>In MUTABLE_KEY_RANGE mode the emulator also holds back the partition the keys started in
+ * (ground truth says some of its keys' later changes went elsewhere). Without barriers it is
+ * released only once every change outside it has been emitted, so violations do not depend on the
+ * machine's speed; with barriers those changes wait for it, so it is released after a while.
  */
 @org.junit.jupiter.api.Timeout(value = 4, unit = java.util.concurrent.TimeUnit.MINUTES)
 class PerKeyOrderITCase {
@@ -69,6 +77,12 @@ class PerKeyOrderITCase {
 
     /** Barriers the last job's readers released without the enumerator. */
     private long releasedLocally;
+
+    /** How long the held partition lags when barriers are on (any lag keeps the order). */
+    private static final Duration HOLD_WITH_BARRIERS = Duration.ofSeconds(2);
+
+    /** How long the changes outside the held partition may take to come out without barriers. */
+    private static final Duration OTHERS_DEADLINE = Duration.ofSeconds(90);
 
     @ParameterizedTest
     @ValueSource(strings = {"hot_cs", "hot_legacy_cs"})
@@ -138,10 +152,23 @@ class PerKeyOrderITCase {
             ChangeStream cs = emulator.database().changeStream(stream);
             boolean legacy = cs.def().partitionMode() == PartitionMode.IMMUTABLE_KEY_RANGE;
             Random random = new Random(9);
+            // Ground truth for the held partition: the changes outside it, and whether a key it
+            // had changes of later changed elsewhere (what makes a violation without barriers).
+            String held = legacy ? null : cs.ownerOf("Hot", List.of(int64(0)));
+            long changesOutsideHeld = 0;
+            Set<Long> keysSeenInHeld = new HashSet<>();
+            boolean aKeyLeftTheHeldPartition = false;
             long value = 0;
             for (int round = 0; round < 15; round++) {
                 for (long k = 0; k < 6; k++) {
                     for (int burst = 0; burst < 4; burst++) {
+                        String owner = cs.ownerOf("Hot", List.of(int64(k)));
+                        if (owner.equals(held)) {
+                            keysSeenInHeld.add(k);
+                        } else {
+                            changesOutsideHeld++;
+                            aKeyLeftTheHeldPartition |= keysSeenInHeld.contains(k);
+                        }
                         emulator.database().commit(List.of(upsert(k, value++)), "");
                     }
                     if (!random.nextBoolean()) {
@@ -161,6 +188,12 @@ class PerKeyOrderITCase {
                 }
             }
             Instant end = Instant.now();
+            if (held != null) {
+                assertThat(aKeyLeftTheHeldPartition)
+                        .as("a key of the held partition %s changed elsewhere later", held)
+                        .isTrue();
+                emulator.faults().hold(held);
+            }
             // Every partition answers slowly, so a partition a key left lags behind the one it
             // joined unless the barrier holds the newcomer back.
             emulator.faults().setLatency(FaultInjector.ANY_PARTITION, Duration.ofMillis(3));
@@ -183,14 +216,17 @@ class PerKeyOrderITCase {
             env.fromSource(source, WatermarkStrategy.noWatermarks(), "spanner")
                     .map(new EmissionRecorder())
                     .sinkTo(new DiscardingSink<>());
-            JobID job =
-                    env.execute(
-                                    stream
-                                            + " per-key order, barriers "
-                                            + (perKeyOrdering ? "on" : "off")
-                                            + ", edges "
-                                            + edges)
-                            .getJobID();
+            JobClient client =
+                    env.executeAsync(
+                            stream
+                                    + " per-key order, barriers "
+                                    + (perKeyOrdering ? "on" : "off")
+                                    + ", edges "
+                                    + edges);
+            if (held != null) {
+                release(emulator, held, perKeyOrdering, changesOutsideHeld, client);
+            }
+            JobID job = client.getJobExecutionResult().get().getJobID();
             for (Metric m : REPORTER.findMetrics(job, "numBarriersReleasedLocally").values()) {
                 releasedLocally += ((Counter) m).getCount();
             }
@@ -199,6 +235,34 @@ class PerKeyOrderITCase {
             assertThat(EMITTED).hasSize((int) expectedChanges);
             return countViolations();
         }
+    }
+
+    /**
+     * Without barriers, releases the held partition once every change outside it came out; with
+     * barriers those changes wait for it, so it lags for a fixed time instead.
+     */
+    private static void release(
+            SpannerEmulator emulator,
+            String held,
+            boolean perKeyOrdering,
+            long changesOutside,
+            JobClient job)
+            throws InterruptedException {
+        if (perKeyOrdering) {
+            Thread.sleep(HOLD_WITH_BARRIERS.toMillis());
+        } else {
+            long deadline = System.nanoTime() + OTHERS_DEADLINE.toNanos();
+            // A failed job is reported by its result, not as a missed deadline.
+            while (EMITTED.size() < changesOutside && !job.getJobExecutionResult().isDone()) {
+                assertThat(System.nanoTime())
+                        .as(
+                                "changes outside the held partition emitted in time: %s of %s",
+                                EMITTED.size(), changesOutside)
+                        .isLessThan(deadline);
+                Thread.sleep(10);
+            }
+        }
+        emulator.faults().release(held);
     }
 
     /** A key's change emitted after a change of the same key with a later commit timestamp. */

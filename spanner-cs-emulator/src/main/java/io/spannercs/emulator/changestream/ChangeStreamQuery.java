@@ -34,6 +34,9 @@ public final class ChangeStreamQuery {
     /** How often a query polls while its partition holds records beyond the safe timestamp. */
     private static final long PENDING_POLL_MICROS = 2_000;
 
+    /** How often a query of a held partition (a test fault) looks whether it was released. */
+    private static final long HELD_POLL_MILLIS = 5;
+
     private final ChangeStream stream;
     private final Partition partition;
     private final long startMicros;
@@ -275,6 +278,10 @@ public final class ChangeStreamQuery {
 
     private void pumpPartition() {
         while (sink.isReady()) {
+            if (faults.isHeld(partition.token())) {
+                schedule(HELD_POLL_MILLIS);
+                return;
+            }
             Status failure = faults.failureFor(partition.token(), rowsSent);
             if (failure != null) {
                 finish();

@@ -3,6 +3,7 @@ package io.spannercs.emulator.changestream;
 import io.grpc.Status;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -23,6 +24,7 @@ public final class FaultInjector {
 
     private final Map<String, StreamFailure> streamFailures = new ConcurrentHashMap<>();
     private final Map<String, Duration> latencies = new ConcurrentHashMap<>();
+    private final Set<String> held = ConcurrentHashMap.newKeySet();
     private final AtomicInteger commitRejections = new AtomicInteger();
     private volatile Status.Code commitRejectionCode = Status.Code.ABORTED;
 
@@ -105,6 +107,20 @@ public final class FaultInjector {
         }
     }
 
+    /**
+     * Queries of the partition send nothing, not even their end, until {@link #release}: the
+     * partition lags behind every other one for as long as a test needs, whatever the machine's
+     * speed.
+     */
+    public void hold(String token) {
+        held.add(token);
+    }
+
+    /** Queries of a held partition go on from where they stopped. */
+    public void release(String token) {
+        held.remove(token);
+    }
+
     /** The next {@code count} commits fail with {@code code} and apply nothing. */
     public void rejectCommits(int count, Status.Code code) {
         commitRejectionCode = code;
@@ -114,6 +130,7 @@ public final class FaultInjector {
     public void clear() {
         streamFailures.clear();
         latencies.clear();
+        held.clear();
         readFailures.clear();
         readLatencies.clear();
         commitRejections.set(0);
@@ -145,6 +162,11 @@ public final class FaultInjector {
             }
         }
         return null;
+    }
+
+    /** Whether the partition's queries must wait for {@link #release}. */
+    boolean isHeld(String token) {
+        return token != null && held.contains(token);
     }
 
     /** Delay before each row of the partition's queries. */
