@@ -40,16 +40,18 @@ public final class SpannerClients {
     }
 
     /**
-     * A new client for a reader, with channels for every partition query it may keep open: a
-     * channel carries about 100 concurrent streams and further streams queue silently, so the
-     * channels are sized for half that (queries pick channels at random once every channel has
-     * one).
+     * A new client for readers, with {@code channels} from {@link #channelsFor} the partition
+     * queries they may keep open together.
      */
-    public static Spanner createForReader(SpannerSourceConfig config) {
-        return create(config, channelsFor(config.maxConcurrentPartitionsPerReader()));
+    static Spanner createForReaders(SpannerSourceConfig config, int channels) {
+        return create(config, channels);
     }
 
-    /** Channels for this many concurrent streams. */
+    /**
+     * Channels for this many concurrent streams: a channel carries about 100 concurrent streams and
+     * further streams queue silently, so the channels are sized for half that (queries pick
+     * channels at random once every channel has one, so some channels carry more than the mean).
+     */
     static int channelsFor(int concurrentStreams) {
         int needed = (concurrentStreams + STREAMS_PER_CHANNEL - 1) / STREAMS_PER_CHANNEL;
         return Math.max(DEFAULT_CHANNELS, Math.min(MAX_CHANNELS, needed));
@@ -125,7 +127,11 @@ public final class SpannerClients {
         }
     }
 
-    private static <T> T awaitUninterruptibly(FutureTask<T> task) {
+    /**
+     * The task's result, waiting without giving up on an interrupt (restored afterwards); its
+     * failure is rethrown as it was where unchecked.
+     */
+    static <T> T awaitUninterruptibly(FutureTask<T> task) {
         boolean interrupted = false;
         try {
             while (true) {

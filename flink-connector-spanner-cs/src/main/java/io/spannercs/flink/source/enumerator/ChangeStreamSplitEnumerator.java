@@ -7,8 +7,10 @@ import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.event.AckReportsEvent;
 import io.spannercs.flink.source.event.AssignedElsewhereEvent;
 import io.spannercs.flink.source.event.EnumeratorEventsEvent;
+import io.spannercs.flink.source.event.EventsStoppedEvent;
 import io.spannercs.flink.source.event.LowWatermarkEvent;
 import io.spannercs.flink.source.event.PartitionReport;
+import io.spannercs.flink.source.event.ReaderFailingEvent;
 import io.spannercs.flink.source.event.ReaderReportsEvent;
 import io.spannercs.flink.source.event.ReleaseBarrierEvent;
 import io.spannercs.flink.source.event.SplitsResumedEvent;
@@ -58,6 +60,9 @@ public final class ChangeStreamSplitEnumerator
     private final EnumeratorMetrics metrics;
     private final BarrierTimeoutMonitor barrierTimeouts;
     private final Set<Integer> signalledNoMoreSplits = new HashSet<>();
+    // Readers that failed and were told nothing more will come (see ReaderFailingEvent), until
+    // their subtask registers again.
+    private final Set<Integer> failingReaders = new HashSet<>();
     // Registered readers not told the low watermark yet (see afterChange).
     private final Set<Integer> readersAwaitingLowWatermark = new HashSet<>();
     // Dialect and partition mode found by the root query, told to every reader; null until then
@@ -291,7 +296,7 @@ public final class ChangeStreamSplitEnumerator
         ChangeStreamQuery query = rootPartitions.query();
         if (query != null) {
             shape = new StreamShapeEvent(query.dialect(), query.partitionMode());
-            context.registeredReaders().keySet().forEach(r -> send(r, shape));
+            liveReaders().forEach(r -> send(r, shape));
         }
         List<String> tokens = partitions.stream().map(PartitionReport.NewPartition::token).toList();
         LOG.info(
@@ -341,6 +346,7 @@ public final class ChangeStreamSplitEnumerator
 
     @Override
     public void addReader(int subtaskId) {
+        failingReaders.remove(subtaskId);
         // A registering reader is a new instance; it has not been told anything yet. Barriers its
         // restored splits wait at come back with its SplitsResumedEvent.
         signalledNoMoreSplits.remove(subtaskId);
@@ -354,6 +360,10 @@ public final class ChangeStreamSplitEnumerator
 
     @Override
     public void handleSourceEvent(int subtaskId, SourceEvent event) {
+        if (event instanceof ReaderFailingEvent failing) {
+            stopSendingTo(subtaskId, failing);
+            return;
+        }
         if (!(event instanceof ReaderReportsEvent reports)) {
             LOG.warn("Ignoring unexpected event {} from subtask {}", event, subtaskId);
             return;
@@ -499,7 +509,7 @@ public final class ChangeStreamSplitEnumerator
         boolean changed = graph.updateLowWatermark(config.bounded(), config.endMicros());
         if (graph.lowWatermarkSettled() && (changed || !readersAwaitingLowWatermark.isEmpty())) {
             LowWatermarkEvent event = new LowWatermarkEvent(graph.lowWatermarkMicros());
-            for (int r : context.registeredReaders().keySet()) {
+            for (int r : liveReaders()) {
                 if (changed || readersAwaitingLowWatermark.contains(r)) {
                     send(r, event);
                 }
@@ -517,7 +527,7 @@ public final class ChangeStreamSplitEnumerator
         if (snapshot.status() != SnapshotPhase.Status.READING) {
             return;
         }
-        Set<Integer> readers = context.registeredReaders().keySet();
+        Set<Integer> readers = liveReaders();
         List<SnapshotSplit> unassigned = snapshot.unassigned();
         if (readers.isEmpty() || unassigned.isEmpty()) {
             return;
@@ -552,7 +562,7 @@ public final class ChangeStreamSplitEnumerator
     }
 
     private void assignReadyPartitions() {
-        Set<Integer> readers = context.registeredReaders().keySet();
+        Set<Integer> readers = liveReaders();
         if (readers.isEmpty()) {
             return;
         }
@@ -647,7 +657,7 @@ public final class ChangeStreamSplitEnumerator
     private void releaseSatisfiedBarriers() {
         for (PendingBarrier b : graph.satisfiedBarriers()) {
             int target = graph.releaseTarget(b);
-            if (!context.registeredReaders().containsKey(target)) {
+            if (!isLive(target)) {
                 // Kept until the partition has a reader again; assignment retries it.
                 LOG.debug("Barrier of {} at {} waits for a reader", b.token(), b.micros());
                 continue;
@@ -668,11 +678,20 @@ public final class ChangeStreamSplitEnumerator
         if (!config.bounded() || !snapshot.done() || !graph.allFinished()) {
             return;
         }
-        for (int reader : context.registeredReaders().keySet()) {
-            if (signalledNoMoreSplits.add(reader)) {
-                LOG.info("Every partition has finished; no more splits for subtask {}", reader);
-                context.signalNoMoreSplits(reader);
+        List<Integer> toSignal = new ArrayList<>();
+        for (int reader : liveReaders()) {
+            if (!signalledNoMoreSplits.contains(reader)) {
+                toSignal.add(reader);
+                // A reader told there are no more splits may finish at once, and an event to a
+                // finished task fails the job: what it is owed goes first, nothing follows.
+                acknowledgeIfDue(reader, true);
             }
+        }
+        flushEvents();
+        for (int reader : toSignal) {
+            signalledNoMoreSplits.add(reader);
+            LOG.info("Every partition has finished; no more splits for subtask {}", reader);
+            context.signalNoMoreSplits(reader);
         }
     }
 
@@ -699,8 +718,41 @@ public final class ChangeStreamSplitEnumerator
         send(subtask, new ReleaseBarrierEvent(token, micros));
     }
 
+    /** Registered readers that have not announced their failure. */
+    private Set<Integer> liveReaders() {
+        Set<Integer> readers = new HashSet<>(context.registeredReaders().keySet());
+        readers.removeAll(failingReaders);
+        return readers;
+    }
+
+    private boolean isLive(int subtask) {
+        return context.registeredReaders().containsKey(subtask)
+                && !failingReaders.contains(subtask);
+    }
+
+    /**
+     * A reader has failed: it gets nothing more, neither events nor splits, until its subtask
+     * registers again, and {@link EventsStoppedEvent} tells it so, after which its task fails with
+     * its own cause (see {@link ReaderFailingEvent}). What it was owed it is told again, or
+     * re-sends, after the failover.
+     */
+    private void stopSendingTo(int subtask, ReaderFailingEvent failing) {
+        if (!isLive(subtask)) {
+            return; // Flink already knows it failed, or it said so already
+        }
+        LOG.warn(
+                "Subtask {} failed: {}. Sending it nothing more until it registers again.",
+                subtask,
+                failing.cause());
+        failingReaders.add(subtask);
+        outgoing.remove(subtask);
+        pendingAcks.remove(subtask);
+        context.sendEventToSourceReader(subtask, new EventsStoppedEvent());
+    }
+
     private void send(int subtask, SourceEvent event) {
-        if (context.registeredReaders().containsKey(subtask)) {
+        // After no more splits the reader may have finished (see signalNoMoreSplitsIfDone).
+        if (isLive(subtask) && !signalledNoMoreSplits.contains(subtask)) {
             outgoing.computeIfAbsent(subtask, r -> new ArrayList<>()).add(event);
         }
     }
@@ -715,7 +767,7 @@ public final class ChangeStreamSplitEnumerator
             return;
         }
         for (Map.Entry<Integer, List<SourceEvent>> e : outgoing.entrySet()) {
-            if (!context.registeredReaders().containsKey(e.getKey())) {
+            if (!isLive(e.getKey())) {
                 continue; // the reader failed meanwhile; it is told again when it registers
             }
             List<SourceEvent> events = e.getValue();

@@ -27,6 +27,8 @@ final class EventCodec {
     private static final byte ACK_REPORTS = 5;
     private static final byte ASSIGNED_ELSEWHERE = 6;
     private static final byte STREAM_SHAPE = 7;
+    private static final byte READER_FAILING = 8;
+    private static final byte EVENTS_STOPPED = 9;
 
     private EventCodec() {}
 
@@ -84,6 +86,11 @@ final class EventCodec {
             out.writeByte(STREAM_SHAPE);
             out.writeUTF(shape.dialect().name());
             out.writeUTF(shape.partitionMode().name());
+        } else if (event instanceof ReaderFailingEvent failing) {
+            out.writeByte(READER_FAILING);
+            out.writeUTF(failing.cause());
+        } else if (event instanceof EventsStoppedEvent) {
+            out.writeByte(EVENTS_STOPPED);
         } else {
             throw new IOException("No binary form for " + event.getClass().getName());
         }
@@ -132,6 +139,10 @@ final class EventCodec {
                 } catch (IllegalArgumentException e) {
                     throw new IOException("Unknown dialect or partition mode", e);
                 }
+            case READER_FAILING:
+                return new ReaderFailingEvent(in.readUTF());
+            case EVENTS_STOPPED:
+                return new EventsStoppedEvent();
             default:
                 throw new IOException("Unknown source event kind " + kind);
         }

@@ -11,8 +11,10 @@ import io.spannercs.flink.source.enumerator.PartitionNames;
 import io.spannercs.flink.source.event.AckReportsEvent;
 import io.spannercs.flink.source.event.AssignedElsewhereEvent;
 import io.spannercs.flink.source.event.EnumeratorEventsEvent;
+import io.spannercs.flink.source.event.EventsStoppedEvent;
 import io.spannercs.flink.source.event.LowWatermarkEvent;
 import io.spannercs.flink.source.event.PartitionReport;
+import io.spannercs.flink.source.event.ReaderFailingEvent;
 import io.spannercs.flink.source.event.ReaderReportsEvent;
 import io.spannercs.flink.source.event.ReleaseBarrierEvent;
 import io.spannercs.flink.source.event.SplitsResumedEvent;
@@ -26,6 +28,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -67,6 +70,17 @@ public final class ChangeStreamSourceReader<T>
 
     /** How long reports produced while records keep coming may wait for others. */
     static final long REPORT_BATCH_NANOS = 1_000_000L;
+
+    /**
+     * How long a failed reader waits for the enumerator's {@link EventsStoppedEvent} before its
+     * task fails anyway; the answer takes a round trip to the JobManager.
+     */
+    static final long FAILURE_QUIET_WAIT_MILLIS = 10_000;
+
+    // The failure this reader waits to throw until the enumerator has stopped sending (see
+    // failOnceEnumeratorIsQuiet), and what completes when it has, or when the wait ran out.
+    private Exception failure;
+    private CompletableFuture<Void> enumeratorQuiet;
 
     private long lastProgressNanos;
     // The output of the last poll (the same for the reader's life), for watermarks between polls.
@@ -131,8 +145,8 @@ public final class ChangeStreamSourceReader<T>
     }
 
     /**
-     * A reader with its own client (opened with its first partition) and query threads, closed with
-     * the reader.
+     * A reader with its client (opening in the background from {@link #start}, shared with other
+     * readers of the TaskManager where channels allow) and query threads, closed with the reader.
      */
     public static <T> ChangeStreamSourceReader<T> create(
             SpannerSourceConfig config,
@@ -156,7 +170,7 @@ public final class ChangeStreamSourceReader<T>
                             t.setDaemon(true);
                             return t;
                         });
-        // Opened when the first partition comes (the split reader is created then).
+        // Opened from start(), in the background.
         LazySpannerClient spanner = new LazySpannerClient(config);
         try {
             ReaderSharedState shared = new ReaderSharedState();
@@ -215,6 +229,13 @@ public final class ChangeStreamSourceReader<T>
     }
 
     @Override
+    public void start() {
+        // The client starts while the enumerator lists the first partitions, not after.
+        spanner.openInBackground();
+        super.start();
+    }
+
+    @Override
     public void addSplits(List<SpannerSplit> splits) {
         super.addSplits(splits);
         // First of all, tell the enumerator where these splits resume: after a failover its view
@@ -253,6 +274,72 @@ public final class ChangeStreamSourceReader<T>
 
     @Override
     public InputStatus pollNext(ReaderOutput<T> output) throws Exception {
+        if (failure != null) {
+            if (enumeratorQuiet.isDone()) {
+                throw failure;
+            }
+            return InputStatus.NOTHING_AVAILABLE;
+        }
+        try {
+            return poll(output);
+        } catch (Exception e) {
+            return failOnceEnumeratorIsQuiet(e);
+        }
+    }
+
+    @Override
+    public CompletableFuture<Void> isAvailable() {
+        return failure != null ? enumeratorQuiet : super.isAvailable();
+    }
+
+    /**
+     * Holds a failure back until the enumerator has confirmed it sends this reader nothing more, or
+     * {@link #FAILURE_QUIET_WAIT_MILLIS} passed. An event reaching the task after it failed would
+     * make Flink fail it again with "An OperatorEvent ... was lost", and whichever failure reaches
+     * the JobManager first becomes the job's cause: users would read that instead of this one.
+     */
+    private InputStatus failOnceEnumeratorIsQuiet(Exception e) throws Exception {
+        String causes = causes(e);
+        LOG.warn(
+                "Subtask {} failed; its task fails once the enumerator has stopped sending it"
+                        + " events (at most {} ms): {}",
+                context.getIndexOfSubtask(),
+                FAILURE_QUIET_WAIT_MILLIS,
+                causes);
+        CompletableFuture<Void> quiet = new CompletableFuture<>();
+        try {
+            queryThreads.execute(() -> completeAfterWait(quiet));
+            context.sendSourceEventToCoordinator(new ReaderFailingEvent(causes));
+        } catch (RuntimeException | Error notSent) {
+            e.addSuppressed(notSent);
+            throw e;
+        }
+        failure = e;
+        enumeratorQuiet = quiet;
+        return InputStatus.NOTHING_AVAILABLE;
+    }
+
+    /** Each exception of the chain, outermost first: Flink's fetcher wraps the useful one. */
+    private static String causes(Throwable e) {
+        StringBuilder out = new StringBuilder(e.toString());
+        Set<Throwable> seen = new HashSet<>(List.of(e));
+        for (Throwable c = e.getCause(); c != null && seen.add(c); c = c.getCause()) {
+            out.append("; caused by ").append(c);
+        }
+        return out.toString();
+    }
+
+    private static void completeAfterWait(CompletableFuture<Void> quiet) {
+        try {
+            Thread.sleep(FAILURE_QUIET_WAIT_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the reader is closing
+        } finally {
+            quiet.complete(null);
+        }
+    }
+
+    private InputStatus poll(ReaderOutput<T> output) throws Exception {
         InputStatus status = super.pollNext(output);
         if (localBarriers.releaseReached()) {
             outbox.progressChanged();
@@ -326,6 +413,12 @@ public final class ChangeStreamSourceReader<T>
 
     @Override
     public void handleSourceEvents(SourceEvent event) {
+        if (failure != null) {
+            if (event instanceof EventsStoppedEvent) {
+                enumeratorQuiet.complete(null);
+            }
+            return; // a failing reader acts on nothing more
+        }
         if (event instanceof EnumeratorEventsEvent batch) {
             batch.events().forEach(this::handleSourceEvents);
         } else if (event instanceof ReleaseBarrierEvent release) {
@@ -355,6 +448,15 @@ public final class ChangeStreamSourceReader<T>
 
     @Override
     public List<SpannerSplit> snapshotState(long checkpointId) {
+        if (failure != null) {
+            // The split states may stand part-way through what failed: no place to resume from.
+            throw new IllegalStateException(
+                    "Subtask "
+                            + context.getIndexOfSubtask()
+                            + " failed before checkpoint "
+                            + checkpointId,
+                    failure);
+        }
         Map<String, SpannerSplit> splits = new LinkedHashMap<>();
         for (SpannerSplit split : super.snapshotState(checkpointId)) {
             splits.put(split.splitId(), split);

@@ -5,11 +5,13 @@ import static io.spannercs.flink.source.enumerator.EnumeratorHarness.partition;
 import static io.spannercs.flink.source.enumerator.EnumeratorHarness.root;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.spannercs.flink.source.event.EventsStoppedEvent;
 import io.spannercs.flink.source.event.LowWatermarkEvent;
 import io.spannercs.flink.source.event.PartitionReport.BarrierReached;
 import io.spannercs.flink.source.event.PartitionReport.Discovered;
 import io.spannercs.flink.source.event.PartitionReport.Finished;
 import io.spannercs.flink.source.event.PartitionReport.MovedOut;
+import io.spannercs.flink.source.event.ReaderFailingEvent;
 import io.spannercs.flink.source.event.ReleaseBarrierEvent;
 import io.spannercs.flink.source.event.SplitsResumedEvent.ResumedSplit;
 import io.spannercs.flink.source.split.PartitionSplit;
@@ -201,6 +203,36 @@ class ReaderRestartTest {
 
         h.progress(ra, "a", START + 800);
         assertThat(lowWatermarks(ra)).last().isEqualTo(START + 700);
+    }
+
+    /**
+     * A reader that said it failed gets nothing more, neither events nor splits: Flink would fail
+     * its task again for each, and that failure could become the job's cause instead of the
+     * reader's own. After the restart it is told everything again.
+     */
+    @Test
+    void aFailingReaderIsSentNothingMoreUntilItRegistersAgain() throws Exception {
+        int ra = h.owners().get("a");
+        int rb = h.owners().get("b");
+        h.enumerator.handleSourceEvent(ra, new ReaderFailingEvent("IllegalStateException: boom"));
+        assertThat(h.events(ra)).last().isEqualTo(new EventsStoppedEvent());
+        int told = h.events(ra).size();
+
+        // b splits, and a progress report a sent before it failed arrives: the low watermark
+        // rises and there are partitions to assign.
+        long t = START + 100;
+        h.report(rb, Map.of("b", t + 500), new Discovered("b", t, List.of(partition("x", t))));
+        h.report(rb, new Discovered("b", t + 1, List.of(partition("y", t + 1))));
+        h.report(ra, Map.of("a", t + 400));
+        h.enumerator.handleSourceEvent(ra, new ReaderFailingEvent("said twice"));
+
+        assertThat(h.events(ra)).as("events after EventsStoppedEvent").hasSize(told);
+        assertThat(h.owners()).containsEntry("x", rb).containsEntry("y", rb);
+        assertThat(lowWatermarks(rb)).isNotEmpty();
+
+        restart(ra);
+        h.resume(ra, resumed("a", START + 50));
+        assertThat(lowWatermarks(ra)).as("told again once registered").last().isEqualTo(START + 50);
     }
 
     private List<Long> lowWatermarks(int subtask) throws Exception {

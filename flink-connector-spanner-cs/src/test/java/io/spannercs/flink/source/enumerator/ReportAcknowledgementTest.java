@@ -11,6 +11,7 @@ import io.spannercs.flink.source.event.PartitionReport.Discovered;
 import io.spannercs.flink.source.event.PartitionReport.Finished;
 import io.spannercs.flink.source.event.PartitionReport.MovedOut;
 import java.util.List;
+import org.apache.flink.api.connector.source.SourceEvent;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -88,6 +89,35 @@ class ReportAcknowledgementTest {
             assertThat(acks).hasSize(2);
             assertThat(acks.get(0).reportIds()).hasSize(1);
             assertThat(acks.get(1).reportIds()).hasSize(ChangeStreamSplitEnumerator.ACK_BATCH);
+        }
+    }
+
+    /**
+     * A reader told there are no more splits may finish at once, and Flink fails the job over an
+     * event sent to a finished task ("An OperatorEvent from an OperatorCoordinator to a task was
+     * lost"): its last acknowledgement goes before the signal, and nothing follows it.
+     */
+    @Test
+    void aBoundedReaderGetsItsLastAcknowledgementBeforeNoMoreSplitsAndNothingAfter()
+            throws Throwable {
+        long end = START + 1_000;
+        try (EnumeratorHarness h = new EnumeratorHarness(1, end, root("a"))) {
+            h.addReaders(0);
+            h.start();
+            PartitionReport moved = new MovedOut("a", START + 5, List.of("b"));
+            PartitionReport finished = new Finished("a", end);
+            h.report(0, moved); // acknowledged at once
+            h.report(0, finished); // within the interval: its acknowledgement would wait
+
+            assertThat(h.context.hasNoMoreSplits(0)).isTrue();
+            assertThat(h.events(0, AckReportsEvent.class))
+                    .containsExactly(
+                            new AckReportsEvent(List.of(moved.id())),
+                            new AckReportsEvent(List.of(finished.id())));
+            List<SourceEvent> beforeTheSignal = h.events(0);
+            h.checkBarrierTimeouts(); // the periodic check
+            h.report(0, finished); // a report that crossed the signal
+            assertThat(h.events(0)).isEqualTo(beforeTheSignal);
         }
     }
 

@@ -55,6 +55,9 @@ class SerializedEventTest {
                         new StreamShapeEvent(
                                 Dialect.POSTGRESQL,
                                 SpannerSourceConfig.PartitionMode.IMMUTABLE_KEY_RANGE),
+                        new ReaderFailingEvent("java.io.IOException: ünïcode cause"),
+                        new ReaderFailingEvent(""),
+                        new EventsStoppedEvent(),
                         new EnumeratorEventsEvent(
                                 List.of(
                                         new StreamShapeEvent(
@@ -67,6 +70,13 @@ class SerializedEventTest {
         for (SourceEvent event : events) {
             assertThat(roundTrip(event)).isEqualTo(event);
         }
+    }
+
+    @Test
+    void aLongFailureCauseIsCutToTheLimit() throws Exception {
+        ReaderFailingEvent event = new ReaderFailingEvent("x".repeat(100_000));
+        assertThat(event.cause()).hasSize(ReaderFailingEvent.MAX_CAUSE_LENGTH + 3).endsWith("...");
+        assertThat(roundTrip(event)).isEqualTo(event);
     }
 
     @Test
