@@ -53,6 +53,9 @@ final class PartitionGraph {
     private final Map<String, PartitionEntry> partitions = new LinkedHashMap<>();
     private final Map<String, PendingBarrier> barriers = new LinkedHashMap<>();
     private final Map<String, Long> prunedEndMicros = new LinkedHashMap<>();
+    // At most the earliest end in prunedEndMicros: until the retention horizon passes it, nothing
+    // expires, and the set (thousands of tokens after a long catch-up) is not walked.
+    private long earliestPrunedEndMicros = Long.MAX_VALUE;
     // Children waiting for a parent this source has not seen: since when, and whether warned.
     private final Map<String, Long> orphansSince = new HashMap<>();
     private final Set<String> warnedOrphans = new HashSet<>();
@@ -103,6 +106,7 @@ final class PartitionGraph {
                                         new PendingBarrier(
                                                 b, PartitionEntry.NO_SUBTASK, nowMillis)));
         g.prunedEndMicros.putAll(state.prunedEndMicros());
+        g.earliestPrunedEndMicros = earliest(g.prunedEndMicros);
         return g;
     }
 
@@ -592,6 +596,7 @@ final class PartitionGraph {
             if (endedBelowLowWatermark(p) && !referenced.contains(p.token())) {
                 it.remove();
                 prunedEndMicros.put(p.token(), p.endMicros());
+                earliestPrunedEndMicros = Math.min(earliestPrunedEndMicros, p.endMicros());
                 removed++;
             }
         }
@@ -613,6 +618,18 @@ final class PartitionGraph {
             return;
         }
         long horizon = lowWatermarkMicros - PRUNED_TOKEN_RETENTION_MICROS;
+        if (earliestPrunedEndMicros >= horizon) {
+            return;
+        }
         prunedEndMicros.values().removeIf(end -> end < horizon);
+        earliestPrunedEndMicros = earliest(prunedEndMicros);
+    }
+
+    private static long earliest(Map<String, Long> endMicros) {
+        long earliest = Long.MAX_VALUE;
+        for (long end : endMicros.values()) {
+            earliest = Math.min(earliest, end);
+        }
+        return earliest;
     }
 }

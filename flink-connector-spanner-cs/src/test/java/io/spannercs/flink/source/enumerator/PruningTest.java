@@ -51,6 +51,37 @@ class PruningTest {
     }
 
     @Test
+    void aRestoredEnumeratorForgetsPrunedTokensOnceAnHourOfStreamTimePasses() throws Throwable {
+        long t = START + 10 * SECOND;
+        ChangeStreamEnumeratorState state;
+        try (EnumeratorHarness h = EnumeratorHarness.unbounded(1, root("a"))) {
+            h.addReaders(0);
+            h.start();
+            // a -> b -> c: a is pruned once b has finished (c still names b).
+            h.report(
+                    0,
+                    new Discovered("a", t, List.of(partition("b", t, "a"))),
+                    new Finished("a", t));
+            h.report(
+                    0,
+                    new Discovered("b", t + SECOND, List.of(partition("c", t + SECOND, "b"))),
+                    new Finished("b", t + SECOND));
+            h.progress(0, "c", t + 2 * SECOND);
+            state = h.checkpoint(1);
+        }
+        assertThat(state.prunedEndMicros()).containsOnlyKeys("a");
+
+        try (EnumeratorHarness h = EnumeratorHarness.restored(1, state)) {
+            h.addReaders(0);
+            h.start();
+            h.progress(0, "c", t + 3600 * SECOND);
+            assertThat(h.checkpoint(2).prunedEndMicros()).as("an hour after its end").isNotEmpty();
+            h.progress(0, "c", t + 3602 * SECOND);
+            assertThat(h.checkpoint(3).prunedEndMicros()).as("past an hour").isEmpty();
+        }
+    }
+
+    @Test
     void keepsFinishedParentsWhileTheirChildIsUnfinished() throws Throwable {
         try (EnumeratorHarness h = EnumeratorHarness.unbounded(1, root("a"), root("b"))) {
             h.addReaders(0);
