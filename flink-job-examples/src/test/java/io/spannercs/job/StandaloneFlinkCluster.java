@@ -93,6 +93,15 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
      */
     public static StandaloneFlinkCluster startJobManager(Path home, List<String> extraConfig)
             throws IOException {
+        return startJobManager(home, extraConfig, List.of());
+    }
+
+    /**
+     * As {@link #startJobManager(Path, List)}, with {@code libJars} in the cluster's {@code lib/}
+     * (on the JobManager's and TaskManagers' class path), as a user who copies a connector there.
+     */
+    public static StandaloneFlinkCluster startJobManager(
+            Path home, List<String> extraConfig, List<Path> libJars) throws IOException {
         Files.createDirectories(home.resolve("conf"));
         Files.createDirectories(home.resolve("log"));
         int restPort = freePort();
@@ -125,7 +134,7 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
                         "appender.file.layout.pattern = %d{HH:mm:ss,SSS} %-5p %t %c{1} %m%n",
                         ""));
         StandaloneFlinkCluster cluster =
-                new StandaloneFlinkCluster(home, flinkLibClasspath(), restPort);
+                new StandaloneFlinkCluster(home, classpath(libJars), restPort);
         cluster.start(
                 "jobmanager",
                 "GET_JM_RESOURCE_PARAMS",
@@ -223,6 +232,12 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
             throw new IllegalStateException("BashJavaUtils " + command + " printed:\n" + out);
         }
         return results;
+    }
+
+    private static String classpath(List<Path> libJars) {
+        List<String> entries = new ArrayList<>(List.of(flinkLibClasspath()));
+        libJars.forEach(j -> entries.add(j.toAbsolutePath().toString()));
+        return String.join(File.pathSeparator, entries);
     }
 
     private static String flinkLibClasspath() {

@@ -53,26 +53,58 @@ import org.junit.jupiter.api.Timeout;
  *       console, and Flink's logs (at INFO) do not show its banner.
  * </ul>
  *
- * <p>A failsafe test (it needs the SQL jar). The JVMs log to {@code target/session-cluster-it}.
+ * <p>The same holds with the SQL jar in the cluster's lib/ instead (fewer jobs): the connector is
+ * loaded once per JVM, and the clients of all jobs share its class loader.
+ *
+ * <p>A failsafe test (it needs the SQL jar). The JVMs log to {@code target/session-cluster-it} and
+ * {@code target/session-cluster-it-lib}; each driver.log gives per job the time from the query's
+ * submission to its first row ({@code FIRST}, see docs/benchmarks.md).
  */
 @Timeout(value = 12, unit = TimeUnit.MINUTES)
 class SqlJarSessionClusterIT {
     private static final Path JAR = Paths.get("target", "flink-sql-connector-spanner-cs.jar");
-    private static final Path HOME = Paths.get("target", "session-cluster-it");
 
-    /** Jobs that finish; {@code -DsessionClusterIT.jobs=N} for a shorter run by hand. */
-    private static final int BOUNDED_JOBS = Integer.getInteger("sessionClusterIT.jobs", 20);
+    /**
+     * Jobs that finish with {@code ADD JAR}; {@code -DsessionClusterIT.jobs=N} for a shorter run by
+     * hand.
+     */
+    private static final int ADD_JAR_JOBS = Integer.getInteger("sessionClusterIT.jobs", 20);
 
-    /** Jobs (by index) that start before the change stream existed, and so must fail. */
-    private static final List<Integer> FAILING_JOBS = List.of(2, BOUNDED_JOBS / 2 + 3);
+    /** Jobs that finish with the SQL jar in lib/: the connector is loaded once per JVM there. */
+    private static final int LIB_JOBS = Math.min(ADD_JAR_JOBS, 6);
 
     private static final int ROWS = 5;
 
+    // Per test: where the JVMs log, how the jar comes, which jobs finish and which must fail.
+    private Path home;
+    private boolean jarInLib;
+    private int boundedJobs;
+
+    /** Jobs (by index) that start before the change stream existed, and so must fail. */
+    private List<Integer> failingJobs;
+
     @Test
     void runsManyAddJarJobsAndLeavesNothingBehind() throws Exception {
+        run(Paths.get("target", "session-cluster-it"), false, ADD_JAR_JOBS);
+    }
+
+    /**
+     * The same with the SQL jar in the cluster's lib/ (the first way docs/sql.md gives): the
+     * clients of all jobs come from one class loader, and nothing of a job may outlive it either.
+     */
+    @Test
+    void runsJobsWithTheJarInLibAndLeavesNothingBehind() throws Exception {
+        run(Paths.get("target", "session-cluster-it-lib"), true, LIB_JOBS);
+    }
+
+    private void run(Path home, boolean jarInLib, int boundedJobs) throws Exception {
+        this.home = home;
+        this.jarInLib = jarInLib;
+        this.boundedJobs = boundedJobs;
+        this.failingJobs = List.of(2, boundedJobs / 2 + 3);
         assertThat(JAR).as("the SQL jar; run `mvn verify`").exists();
-        deleteRecursively(HOME);
-        Files.createDirectories(HOME);
+        deleteRecursively(home);
+        Files.createDirectories(home);
         try (SpannerEmulator emulator =
                         SpannerEmulator.builder()
                                 .ddl(
@@ -85,7 +117,9 @@ class SqlJarSessionClusterIT {
                                 .start();
                 StandaloneFlinkCluster cluster =
                         StandaloneFlinkCluster.startJobManager(
-                                HOME, List.of("taskmanager.numberOfTaskSlots: 2"))) {
+                                home,
+                                List.of("taskmanager.numberOfTaskSlots: 2"),
+                                jarInLib ? List.of(JAR) : List.of())) {
             Instant start = Instant.now();
             write(emulator);
             Instant end = Instant.now().plusMillis(500);
@@ -95,15 +129,15 @@ class SqlJarSessionClusterIT {
             FlinkRest rest = new FlinkRest(cluster.restUrl());
             awaitSlots(rest, cluster);
 
-            Path jobs = HOME.resolve("jobs.sql");
+            Path jobs = home.resolve("jobs.sql");
             Files.writeString(jobs, jobs(emulator, start, end), StandardCharsets.UTF_8);
             String output = runDriver(cluster, jobs);
             Map<Integer, String> results = results(output);
-            String context = "driver output in " + HOME.resolve("driver.log").toAbsolutePath();
+            String context = "driver output in " + home.resolve("driver.log").toAbsolutePath();
 
-            assertThat(results).as(context).hasSize(BOUNDED_JOBS + FAILING_JOBS.size());
+            assertThat(results).as(context).hasSize(boundedJobs + failingJobs.size());
             for (Map.Entry<Integer, String> r : results.entrySet()) {
-                if (FAILING_JOBS.contains(r.getKey())) {
+                if (failingJobs.contains(r.getKey())) {
                     assertFailedClearly(r.getKey(), r.getValue());
                 } else {
                     assertThat(r.getValue())
@@ -182,15 +216,18 @@ class SqlJarSessionClusterIT {
         }
     }
 
-    /** ADD JAR, CREATE TABLE and the query, per job; the failing ones start an hour ago. */
-    private static String jobs(SpannerEmulator emulator, Instant start, Instant end) {
+    /**
+     * Per job: ADD JAR (unless the jar is in lib/), CREATE TABLE and the query; the failing ones
+     * start an hour ago.
+     */
+    private String jobs(SpannerEmulator emulator, Instant start, Instant end) {
         List<String> blocks = new ArrayList<>();
-        for (int i = 0; i < BOUNDED_JOBS + FAILING_JOBS.size(); i++) {
-            Instant from = FAILING_JOBS.contains(i) ? start.minus(Duration.ofHours(1)) : start;
+        for (int i = 0; i < boundedJobs + failingJobs.size(); i++) {
+            Instant from = failingJobs.contains(i) ? start.minus(Duration.ofHours(1)) : start;
             blocks.add(
                     String.join(
                             "\n",
-                            "ADD JAR '" + JAR.toAbsolutePath() + "';",
+                            jarInLib ? "" : "ADD JAR '" + JAR.toAbsolutePath() + "';",
                             "CREATE TABLE items (Id BIGINT, Name STRING) WITH (",
                             "  'connector' = 'spanner-cdc',",
                             "  'project' = '" + emulator.projectId() + "',",
@@ -206,7 +243,7 @@ class SqlJarSessionClusterIT {
         return String.join("\n---\n", blocks) + "\n";
     }
 
-    private static String runDriver(StandaloneFlinkCluster cluster, Path jobs) throws Exception {
+    private String runDriver(StandaloneFlinkCluster cluster, Path jobs) throws Exception {
         List<String> command = new ArrayList<>();
         command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-cp");
@@ -214,7 +251,7 @@ class SqlJarSessionClusterIT {
         command.add(SqlSessionDriver.class.getName());
         command.add(cluster.restUrl().substring(cluster.restUrl().lastIndexOf(':') + 1));
         command.add(jobs.toAbsolutePath().toString());
-        Path log = HOME.resolve("driver.log");
+        Path log = home.resolve("driver.log");
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
         pb.environment().put("SPANNER_DISABLE_BUILTIN_METRICS", "true");
         Process p = pb.redirectOutput(log.toFile()).start();
@@ -231,7 +268,7 @@ class SqlJarSessionClusterIT {
         Map<Integer, String> out = new TreeMap<>();
         Matcher m =
                 Pattern.compile(
-                                "(?ms)^JOB (\\d+) ((?:ROWS \\d+ MILLIS \\d+)|(?:FAILED MILLIS \\d+.*?END OF TRACE))$")
+                                "(?ms)^JOB (\\d+) ((?:ROWS \\d+ MILLIS \\d+ FIRST -?\\d+)|(?:FAILED MILLIS \\d+.*?END OF TRACE))$")
                         .matcher(output);
         while (m.find()) {
             out.put(Integer.parseInt(m.group(1)), m.group(2));
@@ -254,7 +291,7 @@ class SqlJarSessionClusterIT {
      * processing, e.g. a cleaner, goes only at a later GC); what {@code jcmd} said last is kept in
      * {@code diagnostics-<pid>.txt}, and a heap dump in {@code leak-<pid>.hprof} if any is alive.
      */
-    private static long userClassLoadersAfterFullGc(Process p) throws Exception {
+    private long userClassLoadersAfterFullGc(Process p) throws Exception {
         String stats = "";
         for (int i = 0; i < 5; i++) {
             jcmd(p, "GC.run");
@@ -266,7 +303,7 @@ class SqlJarSessionClusterIT {
         }
         String histogram = jcmd(p, "GC.class_histogram");
         Files.writeString(
-                HOME.resolve("diagnostics-" + p.pid() + ".txt"),
+                home.resolve("diagnostics-" + p.pid() + ".txt"),
                 stats
                         + "\n"
                         + histogram
@@ -278,7 +315,7 @@ class SqlJarSessionClusterIT {
         if (alive > 0) {
             // What keeps it: open with any heap analyser, path to GC roots of
             // ChildFirstClassLoader.
-            jcmd(p, "GC.heap_dump " + HOME.resolve("leak-" + p.pid() + ".hprof").toAbsolutePath());
+            jcmd(p, "GC.heap_dump " + home.resolve("leak-" + p.pid() + ".hprof").toAbsolutePath());
         }
         return alive;
     }
@@ -317,9 +354,9 @@ class SqlJarSessionClusterIT {
 
     /**
      * Flink's jars and the driver's class folder: what a SQL client starts with. The connector
-     * comes only from the SQL jar, through ADD JAR.
+     * comes only from the SQL jar: through ADD JAR, or on this class path as from lib/.
      */
-    private static String driverClasspath() {
+    private String driverClasspath() {
         List<String> out = new ArrayList<>();
         out.add(Paths.get("target", "test-classes").toAbsolutePath().toString());
         for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
@@ -333,6 +370,9 @@ class SqlJarSessionClusterIT {
             if (!ours && !google) {
                 out.add(entry);
             }
+        }
+        if (jarInLib) {
+            out.add(JAR.toAbsolutePath().toString()); // a SQL client's class path has lib/
         }
         return String.join(File.pathSeparator, out);
     }

@@ -30,10 +30,11 @@ import org.apache.flink.util.CloseableIterator;
  *
  * <p>Arguments: the REST port of the cluster and a file of jobs, each a block of SQL statements
  * separated by a line {@code ---} (statements end with {@code ;} at the end of a line; the last one
- * is the query). Prints per job {@code JOB <i> ROWS <n> MILLIS <t>} or {@code JOB <i> FAILED MILLIS
- * <t>} followed by the stack trace, then {@code JOB <i> LEFTOVER <threads>}: the client threads
- * still alive on the JobManager and TaskManagers after the job, as their thread dumps name them
- * (waiting up to 15 s for them to end).
+ * is the query). Prints per job {@code JOB <i> ROWS <n> MILLIS <t> FIRST <f>} (t from the job's
+ * first statement to the end of its result, f from the query's submission to its first row; -1
+ * without rows) or {@code JOB <i> FAILED MILLIS <t>} followed by the stack trace, then {@code JOB
+ * <i> LEFTOVER <threads>}: the client threads still alive on the JobManager and TaskManagers after
+ * the job, as their thread dumps name them (waiting up to 15 s for them to end).
  */
 public final class SqlSessionDriver {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -71,12 +72,16 @@ public final class SqlSessionDriver {
             for (int s = 0; s < statements.size() - 1; s++) {
                 tables.executeSql(statements.get(s));
             }
+            long submitted = System.nanoTime();
             TableResult result = tables.executeSql(statements.get(statements.size() - 1));
             long rows = 0;
+            long firstRowMillis = -1;
             try (CloseableIterator<Row> it = result.collect()) {
                 while (it.hasNext()) {
                     it.next();
-                    rows++;
+                    if (rows++ == 0) {
+                        firstRowMillis = (System.nanoTime() - submitted) / 1_000_000;
+                    }
                 }
             }
             System.out.println(
@@ -85,7 +90,9 @@ public final class SqlSessionDriver {
                             + " ROWS "
                             + rows
                             + " MILLIS "
-                            + (System.nanoTime() - t0) / 1_000_000);
+                            + (System.nanoTime() - t0) / 1_000_000
+                            + " FIRST "
+                            + firstRowMillis);
         } catch (Throwable e) {
             StringWriter w = new StringWriter();
             e.printStackTrace(new PrintWriter(w));

@@ -95,10 +95,12 @@ class GoogleEmulatorExactlyOnceITCase {
             }
 
             assertThat(InjectedFailures.failuresLeft()).as("the job failed and restored").isZero();
-            assertThat(writer.written).as("changes written").hasSizeGreaterThan(2000);
             assertThat(actual)
                     .doesNotHaveDuplicates()
                     .containsExactlyInAnyOrderElementsOf(writer.written);
+            // Enough for the three failures (one every 300 records): how many more the writer
+            // manages before its deadline depends on the machine's load (1,952 on a busy one).
+            assertThat(writer.written).as("changes written").hasSizeGreaterThan(1000);
         }
     }
 
