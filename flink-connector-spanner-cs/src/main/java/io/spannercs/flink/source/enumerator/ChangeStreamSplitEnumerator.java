@@ -218,14 +218,23 @@ public final class ChangeStreamSplitEnumerator
                     error);
         }
         snapshot.planned(plan.splits(), plan.rows());
-        LOG.info(
-                "Snapshot at {}: {} rows of {} tables in {} splits",
-                TimeFormat.micros(snapshot.snapshotMicros()),
-                plan.rows(),
-                plan.tables(),
-                plan.splits().size());
         if (plan.splits().isEmpty()) {
-            snapshot.completeWithoutCheckpoint();
+            LOG.info(
+                    "Snapshot at {}: nothing to read ({}); the snapshot is complete",
+                    TimeFormat.micros(snapshot.snapshotMicros()),
+                    plan.tables() == 0
+                            ? "change stream "
+                                    + config.changeStream()
+                                    + " tracks no table, or the source's filter excludes every"
+                                    + " table it tracks"
+                            : "the " + plan.tables() + " tables it tracks have no rows");
+        } else {
+            LOG.info(
+                    "Snapshot at {}: {} rows of {} tables in {} splits",
+                    TimeFormat.micros(snapshot.snapshotMicros()),
+                    plan.rows(),
+                    plan.tables(),
+                    plan.splits().size());
         }
         if (snapshot.done()) {
             onSnapshotDone();
@@ -563,7 +572,9 @@ public final class ChangeStreamSplitEnumerator
 
     private void assignReadyPartitions() {
         Set<Integer> readers = liveReaders();
-        if (readers.isEmpty()) {
+        if (readers.isEmpty() || (config.streamAfterSnapshot() && !snapshot.done())) {
+            // Stream partitions never run alongside snapshot splits: a key's snapshot row must
+            // come before its changes.
             return;
         }
         // Legacy children wait for all their parents when per-key order is kept: a merged

@@ -107,6 +107,11 @@ public final class SnapshotPhase {
         return status == Status.NONE || status == Status.DONE;
     }
 
+    /**
+     * The planner cut the tables into {@code splits}. With none (no tracked table, only empty
+     * tables, or a filter that excludes every table) the snapshot is done at once: there is nothing
+     * a restore could read again.
+     */
     void planned(List<SnapshotSplit> splits, long rows) {
         splits.forEach(
                 s -> {
@@ -115,7 +120,7 @@ public final class SnapshotPhase {
                 });
         total = splits.size();
         rowsPlanned = rows;
-        status = Status.READING;
+        status = splits.isEmpty() ? Status.DONE : Status.READING;
     }
 
     /** Splits waiting for a reader, oldest first. */
@@ -136,30 +141,69 @@ public final class SnapshotPhase {
         assigned.put(split.splitId(), subtask);
     }
 
-    /** A split a failed reader gave back: assigned again from its position. */
+    /**
+     * A split a failed reader gave back: assigned again from its position.
+     *
+     * @throws SnapshotRolledBackException if the snapshot was done (see {@link #reopen})
+     */
     void returned(SnapshotSplit split) {
-        assigned.remove(split.splitId());
         if (!split.finished()) {
-            unassigned.put(split.splitId(), split);
             reopen(split.splitId());
+            unassigned.put(split.splitId(), split);
         }
+        assigned.remove(split.splitId());
     }
 
     /**
      * A restored reader resumes a split that had not finished in its state: whatever it reported
      * after that state was rolled back.
+     *
+     * @throws SnapshotRolledBackException if the snapshot was done (see {@link #reopen})
      */
     void resumed(String splitId, int subtask) {
+        reopen(splitId);
         assigned.put(splitId, subtask);
         unassigned.remove(splitId);
-        reopen(splitId);
     }
 
+    /**
+     * A split is unfinished again. Once DONE that means the snapshot was completed without a
+     * checkpoint holding it (the job had taken none yet) and the stream has started: reading the
+     * split again next to the stream could emit a key's snapshot row after its newer changes, so
+     * only a restart of the whole job from its last completed checkpoint is safe.
+     */
     private void reopen(String splitId) {
-        if (unfinished.add(splitId) && (status == Status.FINISHING || status == Status.DONE)) {
-            // Cannot happen once DONE: a completed checkpoint held every split finished.
+        if (unfinished.contains(splitId)) {
+            return;
+        }
+        if (status == Status.DONE) {
+            throw new SnapshotRolledBackException(
+                    "Snapshot split "
+                            + splitId
+                            + " comes back from a failed reader after the snapshot had finished and"
+                            + " the change stream had started: no completed checkpoint held the"
+                            + " finished snapshot yet (it finished before the job's first"
+                            + " checkpoint, or the job does not checkpoint). Restarting the whole"
+                            + " job from its last completed checkpoint, so that no snapshot row"
+                            + " follows a newer change of its key.");
+        }
+        unfinished.add(splitId);
+        if (status == Status.FINISHING) {
             status = Status.READING;
             finishingCheckpoint = -1;
+        }
+    }
+
+    /**
+     * A finished snapshot that no completed checkpoint holds was rolled back by a partial failover:
+     * thrown on the coordinator thread, it makes Flink restart the whole job.
+     */
+    public static final class SnapshotRolledBackException
+            extends org.apache.flink.util.FlinkRuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        SnapshotRolledBackException(String message) {
+            super(message);
         }
     }
 
@@ -198,7 +242,10 @@ public final class SnapshotPhase {
         return false;
     }
 
-    /** Completes a finished snapshot at once, in a job that does not checkpoint. */
+    /**
+     * Completes a finished snapshot at once, in a job that has not taken a checkpoint (yet): a
+     * failover that rolls it back then restarts the whole job (see {@link #reopen}).
+     */
     boolean completeWithoutCheckpoint() {
         if (status == Status.FINISHING) {
             status = Status.DONE;

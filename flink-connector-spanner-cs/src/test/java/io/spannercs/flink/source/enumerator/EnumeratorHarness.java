@@ -8,6 +8,7 @@ import io.spannercs.flink.source.event.PartitionReport.NewPartition;
 import io.spannercs.flink.source.event.ReaderReportsEvent;
 import io.spannercs.flink.source.event.SplitsResumedEvent;
 import io.spannercs.flink.source.split.PartitionSplit;
+import io.spannercs.flink.source.split.SnapshotSplit;
 import io.spannercs.flink.source.split.SpannerSplit;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,6 +24,7 @@ import org.apache.flink.api.connector.source.SplitsAssignment;
 /** An enumerator on Flink's mock context, with a fake root query and a clock tests move. */
 final class EnumeratorHarness implements AutoCloseable {
     static final long START = 1_700_000_000_000_000L;
+    static final long SNAPSHOT = START - 1;
     static final Duration BARRIER_TIMEOUT = Duration.ofMinutes(1);
 
     final TestingEnumeratorContext context;
@@ -32,6 +34,8 @@ final class EnumeratorHarness implements AutoCloseable {
     private final List<NewPartition> rootResult;
     private RuntimeException rootFailure;
     private ChangeStreamQuery rootShape;
+    // Null: a source without a snapshot.
+    private final SnapshotPlanner.Plan snapshotPlan;
     ChangeStreamSplitEnumerator enumerator;
 
     EnumeratorHarness(int parallelism, long endMicros, NewPartition... root) {
@@ -43,10 +47,44 @@ final class EnumeratorHarness implements AutoCloseable {
             long endMicros,
             ChangeStreamEnumeratorState state,
             NewPartition... root) {
+        this(parallelism, config(endMicros), null, state, root);
+    }
+
+    private EnumeratorHarness(
+            int parallelism,
+            SpannerSourceConfig config,
+            SnapshotPlanner.Plan snapshotPlan,
+            ChangeStreamEnumeratorState state,
+            NewPartition... root) {
         this.context = new TestingEnumeratorContext(parallelism);
-        this.config = config(endMicros);
+        this.config = config;
+        this.snapshotPlan = snapshotPlan;
         this.rootResult = List.of(root);
         this.enumerator = create(state);
+    }
+
+    /**
+     * An unbounded source that starts with a snapshot at {@link #SNAPSHOT} (then streams from
+     * {@link #START}), whose planner finds {@code plan}.
+     */
+    static EnumeratorHarness withSnapshot(
+            int parallelism, SnapshotPlanner.Plan plan, NewPartition... root) {
+        return new EnumeratorHarness(
+                parallelism,
+                config(SpannerSourceConfig.NO_END).withSnapshot(SNAPSHOT, true, 1000, true),
+                plan,
+                ChangeStreamEnumeratorState.initial(),
+                root);
+    }
+
+    /** A new enumerator on a new context, restored from a checkpoint of {@link #withSnapshot}. */
+    static EnumeratorHarness restoredWithSnapshot(
+            int parallelism, ChangeStreamEnumeratorState state) {
+        return new EnumeratorHarness(
+                parallelism,
+                config(SpannerSourceConfig.NO_END).withSnapshot(SNAPSHOT, true, 1000, true),
+                null,
+                state);
     }
 
     /** A new enumerator (on a new context) restored from a checkpoint of an unbounded source. */
@@ -118,15 +156,54 @@ final class EnumeratorHarness implements AutoCloseable {
                         return rootShape;
                     }
                 };
-        return new ChangeStreamSplitEnumerator(context, config, root, state, clockMillis::get);
+        SnapshotPlanner planner =
+                new SnapshotPlanner() {
+                    @Override
+                    public Plan plan() {
+                        if (snapshotPlan == null) {
+                            throw new IllegalStateException("planned again after a restore");
+                        }
+                        return snapshotPlan;
+                    }
+
+                    @Override
+                    public void close() {}
+                };
+        return new ChangeStreamSplitEnumerator(
+                context, config, root, planner, state, clockMillis::get);
     }
 
-    /** Starts the enumerator and lets the root query (if any) complete. */
+    /**
+     * Starts the enumerator and lets the root query (if any) complete; with a snapshot, its
+     * planning.
+     */
     void start() throws Throwable {
         enumerator.start();
-        if (!context.getOneTimeCallables().isEmpty()) {
+        runOneTimeCallables();
+    }
+
+    /** Runs what the enumerator asked to run asynchronously (root query, snapshot planning). */
+    void runOneTimeCallables() throws Throwable {
+        while (!context.getOneTimeCallables().isEmpty()) {
             context.runNextOneTimeCallable();
         }
+    }
+
+    /** Every snapshot split assigned so far, in order. */
+    List<Map.Entry<Integer, SnapshotSplit>> snapshotAssignments() {
+        List<Map.Entry<Integer, SnapshotSplit>> out = new ArrayList<>();
+        for (SplitsAssignment<SpannerSplit> a : context.getSplitsAssignmentSequence()) {
+            a.assignment()
+                    .forEach(
+                            (r, splits) ->
+                                    splits.forEach(
+                                            s -> {
+                                                if (s instanceof SnapshotSplit p) {
+                                                    out.add(Map.entry(r, p));
+                                                }
+                                            }));
+        }
+        return out;
     }
 
     void addReaders(int... subtasks) {
