@@ -88,14 +88,25 @@ public final class ChangeStreamRecordEmitter<T>
         PartitionSplitState state = (PartitionSplitState) splitState;
         switch (element.kind()) {
             case RECORD:
-                emitRecord(element, output, state);
+                emitRecord(element.record(), element.events(), output, state);
                 outbox.progressChanged();
                 break;
-            case BARRIER:
-                onBarrier(element.micros(), element.sources(), state);
+            case PARTITION_RECORDS:
+                // One element, so that no checkpoint holds a move-in without its barrier.
+                for (ChangeRecord r : element.records()) {
+                    emitRecord(r, null, output, state);
+                }
+                if (!element.sources().isEmpty()) {
+                    onBarrier(element.micros(), element.sources(), state);
+                }
                 outbox.progressChanged();
                 break;
-            case PARTITION_DONE:
+            case PARTITION_END:
+                // One element, so that no checkpoint holds an end emitted by a split that has not
+                // finished: restored, its query would start at the end and never see it again.
+                for (ChangeRecord r : element.records()) {
+                    emitRecord(r, null, output, state);
+                }
                 outbox.add(state, new PartitionReport.Finished(state.token(), element.micros()));
                 state.markFinished();
                 outbox.progressChanged();
@@ -150,11 +161,13 @@ public final class ChangeStreamRecordEmitter<T>
     }
 
     private void emitRecord(
-            FetchedRecord element, SourceOutput<T> output, PartitionSplitState state)
+            ChangeRecord r,
+            ChangeEvents.Converted converted,
+            SourceOutput<T> output,
+            PartitionSplitState state)
             throws Exception {
-        ChangeRecord r = element.record();
         if (r instanceof DataChangeRecord d) {
-            emitData(d, element.events(), output, state);
+            emitData(d, converted, output, state);
         } else if (r instanceof HeartbeatRecord h) {
             state.advance(h);
         } else if (r instanceof PartitionStartRecord s) {
@@ -200,7 +213,7 @@ public final class ChangeStreamRecordEmitter<T>
 
     /**
      * A move-out tells the destinations that this partition has reached the timestamp for the moved
-     * ranges. Move-ins wait at the barrier marker that follows every record of their timestamp, so
+     * ranges. Move-ins wait at the barrier set after every partition record of their timestamp, so
      * the move-outs of the same timestamp are reported first (two partitions swapping ranges must
      * not wait for each other).
      */

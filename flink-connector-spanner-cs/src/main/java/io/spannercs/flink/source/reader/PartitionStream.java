@@ -52,10 +52,14 @@ import org.slf4j.LoggerFactory;
  * record; a query that ends with its window may have left records of that timestamp out, so its
  * held records are read again by the next query) and then handed over in {@code record_sequence}
  * order, as the proto asks: they may arrive in any order, and a move-out must not be reported
- * before the data records that precede it. Data records and heartbeats are never held. A move-in is
- * followed by a barrier marker after every record of its timestamp: records at the move-in's
+ * before the data records that precede it. Data records and heartbeats are never held. They are
+ * handed over as one element together with the barrier their move-ins set: records at the move-in's
  * timestamp are processed (the swap of two ranges reports its move-outs there), later ones wait
- * until the barrier is released.
+ * until the barrier is released. A partition's end records (PartitionEndRecord, legacy
+ * ChildPartitionsRecords) are always held until its query ends, and handed over as one element with
+ * the partition's end. A checkpoint falls between elements, so it never holds a move-in without its
+ * barrier, or an end emitted without the partition being finished (DESIGN.md section 3, "Restore
+ * anywhere").
  *
  * <p>Why not the client's AsyncResultSet: it also occupies one thread of the client's small async
  * pool per streaming query (a change stream query streams for its whole window, so the ninth
@@ -86,9 +90,17 @@ final class PartitionStream implements SplitStream {
     private final List<ChangeRecord> held = new ArrayList<>();
     private final Set<String> heldIdentities = new HashSet<>();
     private long heldMicros;
-    private boolean endSeen; // an end record (or child partitions) was fetched
+    // An end record (or child partitions) was handed over before the query ended: only when a
+    // later timestamp followed it, which a partition's end should not.
+    private boolean endSeen;
     private boolean sourceEndConfirmed; // a second query reached the source's end too
     private long endMicros = Long.MIN_VALUE;
+
+    // Where the split was restored, and the sources of move-ins at that timestamp it handled
+    // without a barrier in its state (see noteReRead).
+    private final long restoredMicros;
+    private final boolean restoredBlocked;
+    private final Set<String> restoredMoveInSources = new LinkedHashSet<>();
 
     private long windowEndMicros = QueryWindows.NO_PREVIOUS;
     private ResultSet resultSet; // the running query's, to cancel it from another thread
@@ -130,6 +142,8 @@ final class PartitionStream implements SplitStream {
                         && query.partitionMode()
                                 == SpannerSourceConfig.PartitionMode.MUTABLE_KEY_RANGE;
         this.fetched = split.position();
+        this.restoredMicros = fetched.micros();
+        this.restoredBlocked = split.barrierMicros() != PartitionSplit.NO_BARRIER;
         this.blockedAtMicros = split.barrierMicros();
         this.ended = split.finished();
         this.bufferLimit = config.bufferedRecordsPerPartition();
@@ -325,20 +339,26 @@ final class PartitionStream implements SplitStream {
     }
 
     private void accept(ChangeRecord r, ChangeEvents.Converted converted) {
-        if (fetched.covers(r)
-                || (r.timestampMicros() == heldMicros && heldIdentities.contains(r.identity()))) {
+        if (fetched.covers(r)) {
+            noteReRead(r);
             return;
         }
-        if (holdPartitionRecords) {
-            if (!held.isEmpty() && r.timestampMicros() > heldMicros) {
-                releaseHeld();
-            }
-            if (isPartitionRecord(r)) {
-                held.add(r);
-                heldIdentities.add(r.identity());
-                heldMicros = r.timestampMicros();
-                return;
-            }
+        if (r.timestampMicros() == heldMicros && heldIdentities.contains(r.identity())) {
+            return;
+        }
+        LOG.trace("Partition {} fetched {}", split.token(), r);
+        announce(r);
+        if (!held.isEmpty() && r.timestampMicros() > heldMicros) {
+            releaseHeld(); // their timestamp is complete
+        }
+        if (!restoredMoveInSources.isEmpty() && r.timestampMicros() > restoredMicros) {
+            reimposeRestoredBarrier();
+        }
+        if (isEndRecord(r) || (holdPartitionRecords && isPartitionRecord(r))) {
+            held.add(r);
+            heldIdentities.add(r.identity());
+            heldMicros = r.timestampMicros();
+            return;
         }
         deliver(r, converted);
     }
@@ -349,42 +369,47 @@ final class PartitionStream implements SplitStream {
                 || r instanceof PartitionEndRecord;
     }
 
-    /** Hands the held partition records over in sequence order, then a barrier for move-ins. */
-    private void releaseHeld() {
-        held.sort(SEQUENCE_ORDER);
-        Set<String> moveInSources = new LinkedHashSet<>();
-        for (ChangeRecord r : held) {
-            deliver(r);
-            if (r instanceof PartitionEventRecord e) {
-                moveInSources.addAll(e.moveInSources());
-            }
-        }
-        if (!moveInSources.isEmpty()) {
-            buffer.add(FetchedRecord.barrier(heldMicros, List.copyOf(moveInSources)));
-        }
-        discardHeld();
+    private static boolean isEndRecord(ChangeRecord r) {
+        return r instanceof PartitionEndRecord || r instanceof ChildPartitionsRecord;
     }
 
-    private void discardHeld() {
-        held.clear();
-        heldIdentities.clear();
-    }
-
-    private void deliver(ChangeRecord r) {
-        deliver(r, null);
-    }
-
-    private void deliver(ChangeRecord r, ChangeEvents.Converted converted) {
-        LOG.trace("Partition {} fetched {}", split.token(), r);
-        buffer.add(FetchedRecord.of(r, converted));
-        fetched.advance(r);
-        if (r instanceof DataChangeRecord) {
-            shared.recordFetchLag(
-                    Math.max(0, System.currentTimeMillis() - r.timestampMicros() / 1000));
-        } else if (r instanceof PartitionEndRecord || r instanceof ChildPartitionsRecord) {
+    /**
+     * A record read again that the split had handled before its restore. State written before a
+     * partition's end records and its end travelled as one element (and before move-ins travelled
+     * with their barrier) may hold an end emitted by an unfinished split, or a move-in handled
+     * without its barrier. Such an end still ends the partition when the query ends (else the query
+     * would start again from the end, for ever); such a move-in sets its barrier again (a barrier
+     * released before the checkpoint is released again at once by the enumerator).
+     */
+    private void noteReRead(ChangeRecord r) {
+        if (isEndRecord(r)) {
             endSeen = true;
             endMicros = Math.max(endMicros, r.timestampMicros());
+        } else if (holdPartitionRecords
+                && r instanceof PartitionEventRecord e
+                && !e.moveInSources().isEmpty()
+                && !restoredBlocked
+                && e.timestampMicros() == restoredMicros
+                && fetched.micros() == restoredMicros) {
+            restoredMoveInSources.addAll(e.moveInSources());
         }
+    }
+
+    private void reimposeRestoredBarrier() {
+        LOG.info(
+                "{} was restored after a move-in at {} without its barrier (state of an earlier"
+                        + " version): waiting for its sources {} again",
+                describe(),
+                restoredMicros,
+                restoredMoveInSources);
+        buffer.add(
+                FetchedRecord.partitionRecords(
+                        restoredMicros, List.of(), List.copyOf(restoredMoveInSources)));
+        restoredMoveInSources.clear();
+    }
+
+    /** Partitions a record announces may be read ahead before they are assigned. */
+    private void announce(ChangeRecord r) {
         if (r instanceof ChildPartitionsRecord c) {
             for (ChildPartitionsRecord.ChildPartition child : c.children()) {
                 shared.announced(
@@ -399,18 +424,85 @@ final class PartitionStream implements SplitStream {
         }
     }
 
+    /**
+     * Hands the held partition records over in sequence order, as one element with the barrier of
+     * their move-ins. Only a later timestamp completes a timestamp holding an end record, which a
+     * partition's end should not be followed by; it then still ends the partition with the query.
+     */
+    private void releaseHeld() {
+        if (held.isEmpty()) {
+            return;
+        }
+        Set<String> moveInSources = new LinkedHashSet<>();
+        if (heldMicros == restoredMicros) {
+            moveInSources.addAll(restoredMoveInSources); // see noteReRead
+            restoredMoveInSources.clear();
+        }
+        List<ChangeRecord> records = takeHeld();
+        for (ChangeRecord r : records) {
+            if (r instanceof PartitionEventRecord e) {
+                moveInSources.addAll(e.moveInSources());
+            }
+            if (isEndRecord(r)) {
+                endSeen = true;
+                endMicros = Math.max(endMicros, r.timestampMicros());
+            }
+        }
+        buffer.add(FetchedRecord.partitionRecords(heldMicros, records, List.copyOf(moveInSources)));
+    }
+
+    /** The held records in sequence order, advancing the fetched position past them. */
+    private List<ChangeRecord> takeHeld() {
+        List<ChangeRecord> records = new ArrayList<>(held);
+        records.sort(SEQUENCE_ORDER);
+        records.forEach(fetched::advance);
+        discardHeld();
+        return records;
+    }
+
+    private void discardHeld() {
+        held.clear();
+        heldIdentities.clear();
+    }
+
+    private void deliver(ChangeRecord r, ChangeEvents.Converted converted) {
+        buffer.add(FetchedRecord.of(r, converted));
+        fetched.advance(r);
+        if (r instanceof DataChangeRecord) {
+            shared.recordFetchLag(
+                    Math.max(0, System.currentTimeMillis() - r.timestampMicros() / 1000));
+        }
+    }
+
+    /** Whether a held record ends the partition. */
+    private boolean endHeld() {
+        for (ChangeRecord r : held) {
+            if (isEndRecord(r)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private void onQueryDone(long query) {
         synchronized (this) {
             if (query != generation) {
                 return;
             }
-            LOG.debug("Query of partition {} completed (end seen: {})", split.token(), endSeen);
+            boolean endHeld = endHeld();
+            LOG.debug(
+                    "Query of partition {} completed (end seen: {})",
+                    split.token(),
+                    endSeen || endHeld);
             resultSet = null;
             running = false;
-            if (endSeen || held.stream().anyMatch(r -> r instanceof PartitionEndRecord)) {
-                // The partition returned its end: every record of the held timestamp came.
-                releaseHeld();
-                buffer.add(FetchedRecord.partitionDone(endMicros));
+            if (endSeen || endHeld) {
+                // The partition returned its end: every record of the held timestamp came. The
+                // end records and the partition's end travel as one element.
+                if (endHeld) {
+                    endMicros = Math.max(endMicros, heldMicros);
+                }
+                buffer.add(FetchedRecord.partitionEnd(endMicros, takeHeld()));
                 ended = true;
             } else if (config.bounded()
                     && windowEndMicros >= config.endMicros()
@@ -512,8 +604,7 @@ final class PartitionStream implements SplitStream {
             FetchedRecord r = buffer.poll();
             out.accept(r);
             n++;
-            if (r.kind() == FetchedRecord.Kind.BARRIER
-                    && !shared.isReleased(split.token(), r.micros())) {
+            if (r.setsBarrier() && !shared.isReleased(split.token(), r.micros())) {
                 blockedAtMicros = r.micros();
                 break;
             }
