@@ -65,6 +65,13 @@ public final class ChangeStreamSplitEnumerator
     private final Set<Integer> failingReaders = new HashSet<>();
     // Registered readers not told the low watermark yet (see afterChange).
     private final Set<Integer> readersAwaitingLowWatermark = new HashSet<>();
+    // The highest low watermark each registered reader instance was told: it may have emitted it
+    // as its watermark, so it gets no partition that resumes below it (see eligibleReaders).
+    private final Map<Integer, Long> lowWatermarkTold = new HashMap<>();
+    // Until every reader has registered once (or START_ASSIGNMENT_WAIT_MILLIS passed), nothing is
+    // assigned: the first reader to register would otherwise get every partition.
+    private boolean assignmentStarted;
+    private final long createdMillis;
     // Dialect and partition mode found by the root query, told to every reader; null until then
     // (and in a restored job, whose readers ask the database).
     private StreamShapeEvent shape;
@@ -88,6 +95,12 @@ public final class ChangeStreamSplitEnumerator
 
     /** A reader's acknowledgements go out at once when this many are pending. */
     static final int ACK_BATCH = 512;
+
+    /**
+     * How long the first assignment waits for every reader to register before it assigns to those
+     * that have (they register within a second or two of each other when a job starts).
+     */
+    static final long START_ASSIGNMENT_WAIT_MILLIS = 10_000;
 
     /** Unfinished snapshot splits a reader gets at a time: more as it finishes them. */
     public static final int SNAPSHOT_SPLITS_PER_READER = 4;
@@ -149,6 +162,7 @@ public final class ChangeStreamSplitEnumerator
         this.rootPartitions = rootPartitions;
         this.snapshotPlanner = snapshotPlanner;
         this.clockMillis = clockMillis;
+        this.createdMillis = clockMillis.getAsLong();
         this.graph = PartitionGraph.restore(state, clockMillis.getAsLong());
         boolean fresh = !state.rootQueryDone() && state.partitions().isEmpty();
         this.snapshot =
@@ -179,6 +193,9 @@ public final class ChangeStreamSplitEnumerator
         context.callAsync(
                 () -> null,
                 (ignored, error) -> {
+                    if (!assignmentStarted) {
+                        afterChange(); // the wait for every reader may have run out
+                    }
                     barrierTimeouts.check(graph, clockMillis.getAsLong());
                     new ArrayList<>(pendingAcks.keySet()).forEach(r -> acknowledgeIfDue(r, true));
                     flushEvents();
@@ -356,6 +373,8 @@ public final class ChangeStreamSplitEnumerator
     @Override
     public void addReader(int subtaskId) {
         failingReaders.remove(subtaskId);
+        // A new reader instance, whose pipeline (re)starts without a watermark.
+        lowWatermarkTold.remove(subtaskId);
         // A registering reader is a new instance; it has not been told anything yet. Barriers its
         // restored splits wait at come back with its SplitsResumedEvent.
         signalledNoMoreSplits.remove(subtaskId);
@@ -512,8 +531,10 @@ public final class ChangeStreamSplitEnumerator
 
     /** Brings everything in line with the graph after any change. */
     private void afterChange() {
-        assignSnapshotSplits();
-        assignReadyPartitions();
+        if (mayAssign()) {
+            assignSnapshotSplits();
+            assignReadyPartitions();
+        }
         releaseSatisfiedBarriers();
         boolean changed = graph.updateLowWatermark(config.bounded(), config.endMicros());
         if (graph.lowWatermarkSettled() && (changed || !readersAwaitingLowWatermark.isEmpty())) {
@@ -521,6 +542,7 @@ public final class ChangeStreamSplitEnumerator
             for (int r : liveReaders()) {
                 if (changed || readersAwaitingLowWatermark.contains(r)) {
                     send(r, event);
+                    lowWatermarkTold.merge(r, event.micros(), Math::max);
                 }
             }
             readersAwaitingLowWatermark.clear();
@@ -529,6 +551,28 @@ public final class ChangeStreamSplitEnumerator
         flushEvents();
         signalNoMoreSplitsIfDone();
         metrics.update(graph, snapshot, clockMillis.getAsLong());
+    }
+
+    /**
+     * Whether splits may be assigned: once every reader has registered, or the wait for them ran
+     * out. Later (failovers, rescales) readers come and go and assignment does not wait.
+     */
+    private boolean mayAssign() {
+        if (!assignmentStarted) {
+            int registered = context.registeredReaders().size();
+            long waited = clockMillis.getAsLong() - createdMillis;
+            if (registered >= context.currentParallelism()) {
+                assignmentStarted = true;
+            } else if (registered > 0 && waited >= START_ASSIGNMENT_WAIT_MILLIS) {
+                LOG.warn(
+                        "Only {} of {} readers registered within {} s; assigning to those",
+                        registered,
+                        context.currentParallelism(),
+                        waited / 1000);
+                assignmentStarted = true;
+            }
+        }
+        return assignmentStarted;
     }
 
     /** Hands snapshot splits to the readers, a few at a time each, the least loaded first. */
@@ -585,7 +629,20 @@ public final class ChangeStreamSplitEnumerator
             return;
         }
         Map<Integer, List<PartitionEntry>> chosen =
-                SplitAssigner.assign(ready, graph.loads(readers));
+                SplitAssigner.assign(ready, graph.loads(readers), this::mayRead);
+        if (chosen.values().stream().mapToInt(List::size).sum() < ready.size()
+                && LOG.isDebugEnabled()) {
+            LOG.debug(
+                    "Partitions that resume below the watermark every running reader may have"
+                            + " emitted wait for a restarted reader: {}",
+                    ready.stream()
+                            .filter(p -> chosen.values().stream().noneMatch(l -> l.contains(p)))
+                            .map(PartitionEntry::token)
+                            .toList());
+        }
+        if (chosen.isEmpty()) {
+            return;
+        }
         Map<Integer, List<SpannerSplit>> splits = new TreeMap<>();
         chosen.forEach(
                 (reader, entries) -> {
@@ -610,6 +667,17 @@ public final class ChangeStreamSplitEnumerator
         flushEvents();
         context.assignSplits(new SplitsAssignment<>(splits));
         tellReadersWhatWentElsewhere(readers, chosen);
+    }
+
+    /**
+     * Whether the reader may get the partition: only if its records all lie above the highest low
+     * watermark the reader was told, which it may have emitted. After a failover of some readers a
+     * partition given back resumes below what the others were told; their pipelines did not
+     * restart, so its records would be late there. It goes to a restarted reader instead.
+     */
+    private boolean mayRead(int reader, PartitionEntry p) {
+        Long told = lowWatermarkTold.get(reader);
+        return told == null || told <= p.progressMicros();
     }
 
     /** Readers that read a partition ahead give it up once another reader has it. */

@@ -518,15 +518,28 @@ final class PartitionGraph {
     }
 
     /**
-     * A partition was rewound to {@code micros} (its reader restarted from a checkpoint): its
-     * records after that are emitted again, so the low watermark must not stay above it. Readers
-     * emit it as their watermark while they have no partitions, and may get this one next.
+     * A partition was rewound to progress {@code micros} (its reader restarted from a checkpoint):
+     * its records after that are emitted again, so the low watermark must not stay at or above it
+     * (see {@link #belowProgress}). Readers emit it as their watermark while they have no
+     * partitions.
      */
     private void lowerLowWatermarkTo(long micros) {
-        if (micros < lowWatermarkMicros) {
-            lowWatermarkMicros = micros;
+        long bound = belowProgress(micros);
+        if (bound < lowWatermarkMicros) {
+            lowWatermarkMicros = bound;
             lowered = true;
         }
+    }
+
+    /**
+     * The low watermark an unfinished partition allows: one microsecond below its progress. A
+     * partition's progress T may come from a heartbeat at T, which covers its own data records up
+     * to T, but the children it announces after that heartbeat start at T and may hold data records
+     * at T (Spanner: a child's records are at or after its start), so the low watermark stays below
+     * T until they are known. It costs a microsecond of event time.
+     */
+    static long belowProgress(long progressMicros) {
+        return progressMicros == Long.MIN_VALUE ? progressMicros : progressMicros - 1;
     }
 
     /**
@@ -538,10 +551,10 @@ final class PartitionGraph {
     }
 
     /**
-     * Recomputes the low watermark: the least progress of any unfinished partition, assigned or
-     * not; with none unfinished, the end of a bounded source. It goes down only when a restarted
-     * reader rewinds a partition below it, and does not move while restarted readers have not said
-     * where their partitions resume.
+     * Recomputes the low watermark: just below the least progress of any unfinished partition,
+     * assigned or not (see {@link #belowProgress}); with none unfinished, the end of a bounded
+     * source. It goes down only when a restarted reader rewinds a partition below it, and does not
+     * move while restarted readers have not said where their partitions resume.
      *
      * @return whether it changed since it was last published
      */
@@ -564,7 +577,8 @@ final class PartitionGraph {
                 min = Math.min(min, p.progressMicros());
             }
         }
-        long computed = anyUnfinished ? min : bounded ? sourceEndMicros : lowWatermarkMicros;
+        long computed =
+                anyUnfinished ? belowProgress(min) : bounded ? sourceEndMicros : lowWatermarkMicros;
         if (computed > lowWatermarkMicros) {
             lowWatermarkMicros = computed;
             return true;

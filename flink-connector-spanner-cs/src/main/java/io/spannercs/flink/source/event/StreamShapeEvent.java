@@ -17,4 +17,26 @@ public record StreamShapeEvent(Dialect dialect, SpannerSourceConfig.PartitionMod
     private Object writeReplace() {
         return SerializedEvent.of(this);
     }
+
+    // The only event whose components are not JDK classes: the JDK's generated record methods
+    // would keep their classes, and with them a job's class loader, in shared method handle
+    // caches (see RecordMethodCaches) whenever Flink formats the event after the job's
+    // enumerator released those caches (e.g. an event that could not be sent to a failed task).
+
+    @Override
+    public String toString() {
+        return "StreamShapeEvent[" + dialect.name() + ", " + partitionMode.name() + "]";
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof StreamShapeEvent s
+                && dialect == s.dialect
+                && partitionMode == s.partitionMode;
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * dialect.ordinal() + partitionMode.ordinal();
+    }
 }

@@ -72,17 +72,36 @@ class ChangeStreamSplitEnumeratorTest {
         }
     }
 
+    /** The first reader to register would otherwise get every partition of a new job. */
     @Test
-    void keepsPartitionsUntilAReaderRegisters() throws Throwable {
+    void waitsForEveryReaderBeforeTheFirstAssignment() throws Throwable {
         try (EnumeratorHarness h = EnumeratorHarness.unbounded(2, root("a"), root("b"))) {
             h.start();
             assertThat(h.assignments()).isEmpty();
             assertThat(h.metric("unassignedPartitions")).isEqualTo(2);
 
             h.addReaders(1);
-
-            assertThat(h.owners()).containsEntry("a", 1).containsEntry("b", 1);
+            assertThat(h.assignments()).as("with one of two readers").isEmpty();
             assertThat(h.events(1, LowWatermarkEvent.class)).isNotEmpty();
+
+            h.addReaders(0);
+            assertThat(h.owners()).containsOnlyKeys("a", "b");
+            assertThat(h.owners().values()).containsExactlyInAnyOrder(0, 1);
+        }
+    }
+
+    @Test
+    void assignsToTheReadersThatRegisteredOnceTheWaitForTheOthersRunsOut() throws Throwable {
+        try (EnumeratorHarness h = EnumeratorHarness.unbounded(2, root("a"), root("b"))) {
+            h.start();
+            h.addReaders(1);
+            h.clockMillis.addAndGet(ChangeStreamSplitEnumerator.START_ASSIGNMENT_WAIT_MILLIS - 1);
+            h.checkBarrierTimeouts(); // the periodic check
+            assertThat(h.assignments()).isEmpty();
+
+            h.clockMillis.addAndGet(1);
+            h.checkBarrierTimeouts();
+            assertThat(h.owners()).containsEntry("a", 1).containsEntry("b", 1);
         }
     }
 
@@ -268,11 +287,12 @@ class ChangeStreamSplitEnumeratorTest {
             h.start();
             int ra = h.owners().get("a");
             int rb = h.owners().get("b");
-            assertThat(h.enumerator.graph().lowWatermarkMicros()).isEqualTo(START - 1);
+            // A microsecond below the least progress (PartitionGraph.belowProgress).
+            assertThat(h.enumerator.graph().lowWatermarkMicros()).isEqualTo(START - 2);
 
             h.progress(ra, "a", START + 200);
             h.progress(rb, "b", START + 150);
-            assertThat(h.metric("lowWatermarkMicros")).isEqualTo(START + 150);
+            assertThat(h.metric("lowWatermarkMicros")).isEqualTo(START + 149);
 
             // A legacy child waits unassigned for its second parent, and still holds the
             // low watermark below its start.
@@ -284,18 +304,18 @@ class ChangeStreamSplitEnumeratorTest {
                     new Finished("a", START + 160));
             h.progress(rb, "b", START + 300);
             assertThat(h.owners()).doesNotContainKey("c");
-            assertThat(h.metric("lowWatermarkMicros")).isEqualTo(START + 159);
+            assertThat(h.metric("lowWatermarkMicros")).isEqualTo(START + 158);
 
             // Progress never goes back, nor does the low watermark.
             h.progress(rb, "b", START + 100);
-            assertThat(h.metric("lowWatermarkMicros")).isEqualTo(START + 159);
+            assertThat(h.metric("lowWatermarkMicros")).isEqualTo(START + 158);
 
             for (int r : List.of(0, 1)) {
                 assertThat(h.events(r, LowWatermarkEvent.class))
                         .extracting(LowWatermarkEvent::micros)
                         .isSorted()
                         .doesNotHaveDuplicates()
-                        .endsWith(START + 159);
+                        .endsWith(START + 158);
             }
         }
     }
@@ -394,6 +414,9 @@ class ChangeStreamSplitEnumeratorTest {
         try (EnumeratorHarness h = new EnumeratorHarness(3, end, root("a"), root("b"))) {
             h.addReaders(0, 1);
             h.start();
+            // Reader 2 registers only at the end: the first assignment stops waiting for it.
+            h.clockMillis.addAndGet(ChangeStreamSplitEnumerator.START_ASSIGNMENT_WAIT_MILLIS);
+            h.checkBarrierTimeouts();
             int ra = h.owners().get("a");
             int rb = h.owners().get("b");
 
@@ -457,7 +480,7 @@ class ChangeStreamSplitEnumeratorTest {
             state = h.checkpoint(7);
         }
         assertThat(state.rootQueryDone()).isTrue();
-        assertThat(state.lowWatermarkMicros()).isEqualTo(START + 30);
+        assertThat(state.lowWatermarkMicros()).isEqualTo(START + 29);
 
         try (EnumeratorHarness r = EnumeratorHarness.restored(3, state)) {
             r.start();
@@ -468,7 +491,7 @@ class ChangeStreamSplitEnumeratorTest {
             // with the readers' own state.
             assertThat(r.owners()).containsOnlyKeys("n");
             assertThat(r.events(2, LowWatermarkEvent.class))
-                    .containsExactly(new LowWatermarkEvent(START + 30));
+                    .containsExactly(new LowWatermarkEvent(START + 29));
         }
     }
 
