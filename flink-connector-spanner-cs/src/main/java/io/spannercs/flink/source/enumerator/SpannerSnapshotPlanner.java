@@ -177,6 +177,12 @@ public final class SpannerSnapshotPlanner implements SnapshotPlanner {
         return rows;
     }
 
+    /** Reads of the information schema as it was at the snapshot timestamp. */
+    private TimestampBound schemaAtSnapshot() {
+        return TimestampBound.ofReadTimestamp(
+                Timestamp.ofTimeMicroseconds(config.snapshotMicros()));
+    }
+
     private Duration retention(DatabaseClient db) {
         try (ResultSet rs =
                 db.singleUse()
@@ -248,13 +254,18 @@ public final class SpannerSnapshotPlanner implements SnapshotPlanner {
                 t.plus(retention));
     }
 
-    /** The tracked tables (the filter applied), their columns in table order and their keys. */
+    /**
+     * The tracked tables (the filter applied), their columns in table order and their keys, as the
+     * schema was at the snapshot timestamp: the rows are read at that timestamp too, so a table
+     * created after it (not readable there) or added to the stream after it is not part of the
+     * snapshot; the stream has its changes from then on.
+     */
     private Map<String, TableColumns> trackedTables(DatabaseClient db) {
         boolean all = false;
         boolean found = false;
         // SELECT *: the column ALL is a reserved word, quoted differently in each dialect.
         try (ResultSet rs =
-                db.singleUse()
+                db.singleUse(schemaAtSnapshot())
                         .executeQuery(
                                 Statement.of("SELECT * FROM information_schema.change_streams"))) {
             int name = -1;
@@ -276,14 +287,17 @@ public final class SpannerSnapshotPlanner implements SnapshotPlanner {
                             + config.changeStream()
                             + " does not exist in database "
                             + config.databaseName()
+                            + " at the snapshot timestamp "
+                            + Instant.ofEpochSecond(0, config.snapshotMicros() * 1000)
                             + " (information_schema.change_streams): check the change stream"
-                            + " option");
+                            + " option, or choose a snapshot timestamp after the stream was"
+                            + " created");
         }
         // Table -> tracked columns (null: all of them).
         Map<String, Set<String>> tracked = new TreeMap<>();
         if (!all) {
             try (ResultSet rs =
-                    db.singleUse()
+                    db.singleUse(schemaAtSnapshot())
                             .executeQuery(
                                     Statement.of(
                                             "SELECT change_stream_name, table_name, all_columns"
@@ -295,7 +309,7 @@ public final class SpannerSnapshotPlanner implements SnapshotPlanner {
                 }
             }
             try (ResultSet rs =
-                    db.singleUse()
+                    db.singleUse(schemaAtSnapshot())
                             .executeQuery(
                                     Statement.of(
                                             "SELECT change_stream_name, table_name, column_name"
@@ -310,7 +324,7 @@ public final class SpannerSnapshotPlanner implements SnapshotPlanner {
         }
         Map<String, TreeMap<Long, String>> columnsByTable = new TreeMap<>();
         try (ResultSet rs =
-                db.singleUse()
+                db.singleUse(schemaAtSnapshot())
                         .executeQuery(
                                 Statement.of(
                                         "SELECT table_schema, table_name, column_name,"
@@ -328,7 +342,7 @@ public final class SpannerSnapshotPlanner implements SnapshotPlanner {
         }
         Map<String, TreeMap<Long, String>> keysByTable = new TreeMap<>();
         try (ResultSet rs =
-                db.singleUse()
+                db.singleUse(schemaAtSnapshot())
                         .executeQuery(
                                 Statement.of(
                                         "SELECT table_schema, table_name, index_type,"
