@@ -1,0 +1,210 @@
+package io.spannercs.flink.table;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.cloud.spanner.DatabaseClient;
+import com.google.cloud.spanner.Spanner;
+import io.spannercs.emulator.SpannerEmulator;
+import io.spannercs.flink.source.GroundTruth;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
+import org.apache.flink.api.common.serialization.SimpleStringEncoder;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.connector.file.sink.FileSink;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.core.fs.Path;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.filesystem.rollingpolicies.OnCheckpointRollingPolicy;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.types.Row;
+import org.apache.flink.types.RowKind;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A SQL job's upgrade: the same query over a churning change stream under live writes is stopped
+ * with a savepoint at parallelism 2 and restored from it at parallelism 3, stopped again and
+ * restored at parallelism 1 reading to an end timestamp. Its changelog (written by an exactly-once
+ * file sink) holds every change of the ground truth once.
+ */
+@Timeout(value = 4, unit = java.util.concurrent.TimeUnit.MINUTES)
+class SpannerCdcSavepointITCase {
+    @RegisterExtension static final MiniClusterExtension MINI_CLUSTER = SqlTests.cluster();
+
+    private static final int CHANGES_PER_PHASE = 60;
+
+    @TempDir java.nio.file.Path dir;
+
+    @Test
+    void aSqlJobStopsWithASavepointAndRestoresAtOtherParallelisms() throws Exception {
+        try (SpannerEmulator emulator =
+                        SpannerEmulator.builder()
+                                .ddl(SpannerCdcSqlITCase.DDL)
+                                .initialPartitions(2)
+                                .maxPartitions(5)
+                                .churnInterval(Duration.ofMillis(300))
+                                .seed(7)
+                                .start();
+                Spanner spanner = SqlTests.client(emulator)) {
+            DatabaseClient db = SqlTests.db(spanner, emulator);
+            Instant start = Instant.now();
+            AtomicBoolean writing = new AtomicBoolean(true);
+            Thread writer =
+                    new Thread(
+                            () -> {
+                                for (int round = 0; writing.get(); round++) {
+                                    SpannerCdcSqlITCase.writeOrders(db, emulator, 5, round);
+                                }
+                            });
+            writer.start();
+            Instant end;
+            try {
+                String savepoint = runUntilStopped(emulator, start, null, 2, 1);
+                savepoint = runUntilStopped(emulator, start, savepoint, 3, 2);
+            } finally {
+                writing.set(false);
+                writer.join();
+            }
+            end = Instant.now();
+            // The end timestamp is an option of the table: the restored job reads to it.
+            StreamExecutionEnvironment env = environment(lastSavepoint, 1);
+            query(env, emulator, start, end, 3);
+            env.execute("phase 3");
+
+            List<String> expected =
+                    GroundTruth.expected(
+                            emulator.database(),
+                            "full_cs",
+                            SqlTests.micros(start),
+                            SqlTests.micros(end),
+                            (txn, change) -> change.table().name().equals("Orders"));
+            assertThat(expected).hasSizeGreaterThan(3 * CHANGES_PER_PHASE);
+            assertThat(written())
+                    .as("the changelog of three jobs: every change once")
+                    .doesNotHaveDuplicates()
+                    .containsExactlyInAnyOrderElementsOf(expected);
+        }
+    }
+
+    private String lastSavepoint;
+
+    private String runUntilStopped(
+            SpannerEmulator emulator, Instant start, String savepoint, int parallelism, int phase)
+            throws Exception {
+        StreamExecutionEnvironment env = environment(savepoint, parallelism);
+        query(env, emulator, start, null, phase);
+        JobClient job = env.executeAsync("phase " + phase);
+        long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+        while (lines("phase-" + phase).size() < CHANGES_PER_PHASE) {
+            assertThat(job.getJobStatus().get().isGloballyTerminalState())
+                    .as("phase %d running", phase)
+                    .isFalse();
+            assertThat(System.nanoTime())
+                    .as("phase %d committed changes", phase)
+                    .isLessThan(deadline);
+            Thread.sleep(50);
+        }
+        lastSavepoint =
+                job.stopWithSavepoint(
+                                false,
+                                dir.resolve("savepoints").toUri().toString(),
+                                SavepointFormatType.CANONICAL)
+                        .get();
+        return lastSavepoint;
+    }
+
+    private static StreamExecutionEnvironment environment(String savepoint, int parallelism) {
+        Configuration conf = new Configuration();
+        if (savepoint != null) {
+            conf.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
+        }
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(parallelism);
+        env.enableCheckpointing(200);
+        return env;
+    }
+
+    /** The same query in every phase; only its end timestamp changes in the last. */
+    private void query(
+            StreamExecutionEnvironment env,
+            SpannerEmulator emulator,
+            Instant start,
+            Instant end,
+            int phase) {
+        StreamTableEnvironment tEnv = SqlTests.tableEnv(env);
+        String with = SqlTests.with(emulator, "full_cs", "Orders", start, end, "");
+        if (end == null) {
+            with = with.replace(", 'scan.end.timestamp' = 'null'", "");
+        }
+        tEnv.executeSql(
+                "CREATE TABLE orders (OrderId BIGINT, Customer STRING, Amount DECIMAL(38, 9),"
+                        + " txn STRING METADATA FROM 'server_transaction_id' VIRTUAL,"
+                        + " change STRING METADATA FROM 'change_type' VIRTUAL)"
+                        + with);
+        tEnv.toChangelogStream(tEnv.sqlQuery("SELECT OrderId, txn, change FROM orders"))
+                .map(SpannerCdcSavepointITCase::line)
+                .sinkTo(
+                        FileSink.forRowFormat(
+                                        new Path(dir.resolve("phase-" + phase).toUri()),
+                                        new SimpleStringEncoder<String>(
+                                                StandardCharsets.UTF_8.name()))
+                                .withRollingPolicy(OnCheckpointRollingPolicy.build())
+                                .build())
+                .uid("files");
+    }
+
+    /** The change a changelog row stands for ({@code -U} rows repeat their {@code +U}). */
+    private static String line(Row r) {
+        return r.getKind().shortString()
+                + "\t"
+                + GroundTruth.identity(
+                        (String) r.getField(1),
+                        "Orders",
+                        (String) r.getField(2),
+                        Map.of("OrderId", r.getField(0)));
+    }
+
+    private List<String> written() throws IOException {
+        List<String> out = new ArrayList<>();
+        for (int phase = 1; phase <= 3; phase++) {
+            for (String l : lines("phase-" + phase)) {
+                String[] parts = l.split("\t", 2);
+                if (!parts[0].equals(RowKind.UPDATE_BEFORE.shortString())) {
+                    out.add(parts[1]);
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Lines of the files the sink finished (in-progress and pending ones are hidden). */
+    private List<String> lines(String name) throws IOException {
+        java.nio.file.Path root = dir.resolve(name);
+        List<String> out = new ArrayList<>();
+        if (!Files.exists(root)) {
+            return out;
+        }
+        try (Stream<java.nio.file.Path> files = Files.walk(root)) {
+            for (java.nio.file.Path f :
+                    files.filter(Files::isRegularFile)
+                            .filter(f -> !f.getFileName().toString().startsWith("."))
+                            .toList()) {
+                out.addAll(Files.readAllLines(f, StandardCharsets.UTF_8));
+            }
+        }
+        return out;
+    }
+}
