@@ -10,38 +10,28 @@ import io.spannercs.emulator.changestream.ChangeStream;
 import io.spannercs.emulator.workload.WorkloadConfig;
 import io.spannercs.emulator.workload.WorkloadGenerator;
 import io.spannercs.flink.format.ChangeEvent;
+import io.spannercs.flink.testing.JobOutcome;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
-import org.apache.flink.runtime.executiongraph.failover.ExecutionFailureHandler;
 import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.runtime.scheduler.ExecutionGraphInfo;
-import org.apache.flink.runtime.scheduler.exceptionhistory.RootExceptionHistoryEntry;
-import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.CloseableIterator;
-import org.apache.flink.util.ExceptionUtils;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Errors a restart cannot fix fail the job once: with a restart strategy that would restart it
- * forever (fixed-delay, unlimited attempts, as Flink's default exponential-delay strategy does for
- * a job with checkpoints), the job fails within 30 s, without a single restart, and its failure
+ * forever ({@link JobOutcome#restartingForever()}), the job fails within 30 s, without a single
+ * restart (no task attempt after the first, one failure in the exception history), and its failure
  * names the database, stream or partition and the option to change. Transient errors are still
  * retried: a job whose partitions fail with UNAVAILABLE and ABORTED reads every change.
  */
@@ -57,15 +47,12 @@ class NonRecoverableErrorsITCase {
                     + " 'MUTABLE_KEY_RANGE');\n"
                     + "CREATE CHANGE STREAM legacy_cs FOR ALL;\n";
 
-    /** How long a job that cannot run may take to fail. */
-    private static final Duration FAILS_WITHIN = Duration.ofSeconds(30);
-
     @Test
     void aWrongDatabaseFailsTheJobOnceNamingItAndTheOption(@InjectMiniCluster MiniCluster cluster)
             throws Exception {
         try (SpannerEmulator emulator = SpannerEmulator.builder().ddl(DDL).start()) {
             Instant now = Instant.now();
-            Outcome o =
+            JobOutcome o =
                     run(
                             cluster,
                             EmulatorSources.builder(emulator, "legacy_cs", now, now.plusSeconds(5))
@@ -81,7 +68,7 @@ class NonRecoverableErrorsITCase {
             @InjectMiniCluster MiniCluster cluster) throws Exception {
         try (SpannerEmulator emulator = SpannerEmulator.builder().ddl(DDL).start()) {
             Instant now = Instant.now();
-            Outcome o =
+            JobOutcome o =
                     run(
                             cluster,
                             EmulatorSources.builder(emulator, "nope_cs", now, now.plusSeconds(5))
@@ -102,7 +89,7 @@ class NonRecoverableErrorsITCase {
             @InjectMiniCluster MiniCluster cluster) throws Exception {
         try (SpannerEmulator emulator = SpannerEmulator.builder().ddl(DDL).start()) {
             Instant now = Instant.now();
-            Outcome o =
+            JobOutcome o =
                     run(
                             cluster,
                             EmulatorSources.builder(emulator, "nope_cs", now, now.plusSeconds(5))
@@ -123,7 +110,7 @@ class NonRecoverableErrorsITCase {
             @InjectMiniCluster MiniCluster cluster) throws Exception {
         try (SpannerEmulator emulator = SpannerEmulator.builder().ddl(DDL).start()) {
             Instant now = Instant.now();
-            Outcome o =
+            JobOutcome o =
                     run(
                             cluster,
                             EmulatorSources.builder(
@@ -149,7 +136,7 @@ class NonRecoverableErrorsITCase {
         try (SpannerEmulator emulator = SpannerEmulator.builder().ddl(DDL).start()) {
             emulator.faults().failRootQuery(Status.Code.PERMISSION_DENIED, Integer.MAX_VALUE);
             Instant now = Instant.now();
-            Outcome o =
+            JobOutcome o =
                     run(
                             cluster,
                             EmulatorSources.builder(emulator, "legacy_cs", now, now.plusSeconds(5))
@@ -178,7 +165,7 @@ class NonRecoverableErrorsITCase {
                     .failStreamAfterRows(
                             token, 0, Status.Code.PERMISSION_DENIED, Integer.MAX_VALUE);
             Instant now = Instant.now();
-            Outcome o =
+            JobOutcome o =
                     run(
                             cluster,
                             EmulatorSources.builder(emulator, "legacy_cs", now, now.plusSeconds(5))
@@ -210,7 +197,7 @@ class NonRecoverableErrorsITCase {
             Instant start = Instant.now();
             workload.runTransactions(400); // about one in 40 has an unknown mod type
             Instant end = Instant.now();
-            Outcome o =
+            JobOutcome o =
                     run(
                             cluster,
                             EmulatorSources.builder(emulator, "mutable_cs", start, end)
@@ -230,7 +217,7 @@ class NonRecoverableErrorsITCase {
             throws Exception {
         try (SpannerEmulator emulator = SpannerEmulator.builder().ddl(DDL).start()) {
             Instant tooOld = Instant.now().minus(Duration.ofHours(3));
-            Outcome o =
+            JobOutcome o =
                     run(
                             cluster,
                             EmulatorSources.builder(emulator, "legacy_cs", tooOld, null)
@@ -268,7 +255,8 @@ class NonRecoverableErrorsITCase {
             Instant end = Instant.now();
 
             StreamExecutionEnvironment env =
-                    StreamExecutionEnvironment.getExecutionEnvironment(restartingForever());
+                    StreamExecutionEnvironment.getExecutionEnvironment(
+                            JobOutcome.restartingForever());
             env.setParallelism(2);
             env.enableCheckpointing(200);
             SpannerChangeStreamSource<ChangeEvent> source =
@@ -296,93 +284,25 @@ class NonRecoverableErrorsITCase {
             assertThat(emulator.faults().streamFailuresLeft(tokens.get(1)))
                     .as("UNAVAILABLE faults not hit")
                     .isZero();
-            assertThat(restarts(cluster.getExecutionGraphInfo(job.getJobID()).get()))
+            assertThat(JobOutcome.restarts(cluster.getExecutionGraphInfo(job.getJobID()).get()))
                     .as("restarts")
                     .isZero();
         }
     }
 
-    /** Restarts allowed without limit, 100 ms apart. */
-    static Configuration restartingForever() {
-        Configuration c = new Configuration();
-        c.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, Integer.MAX_VALUE);
-        c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
-        return c;
-    }
-
-    /** What became of a job: its end state, failure, restarts and how long it ran. */
-    record Outcome(JobStatus state, Throwable failure, int restarts, Duration took) {
-        String text() {
-            return failure == null ? "" : ExceptionUtils.stringifyException(failure);
-        }
-
-        void assertFailedOnceWith(String... parts) {
-            assertThat(state)
-                    .as("job state after %s s (%d restarts)", took.toSeconds(), restarts)
-                    .isEqualTo(JobStatus.FAILED);
-            assertThat(restarts).as("restarts").isZero();
-            assertThat(took).isLessThan(FAILS_WITHIN);
-            assertThat(ExecutionFailureHandler.isUnrecoverableError(failure))
-                    .as("Flink sees the failure as one a restart cannot fix: %s", text())
-                    .isTrue();
-            assertThat(text()).contains(parts);
-            assertThat(text()).doesNotContain("io.spannercs.shaded");
-        }
-    }
-
     /**
      * Runs the source into a discarding sink with checkpoints and unlimited restarts, and waits at
-     * most {@link #FAILS_WITHIN} for it to end (a job still running then is cancelled).
+     * most {@link JobOutcome#FAILS_WITHIN} for it to end (a job still running then is cancelled).
      */
-    static Outcome run(MiniCluster cluster, SpannerChangeStreamSource<ChangeEvent> source)
+    static JobOutcome run(MiniCluster cluster, SpannerChangeStreamSource<ChangeEvent> source)
             throws Exception {
         StreamExecutionEnvironment env =
-                StreamExecutionEnvironment.getExecutionEnvironment(restartingForever());
+                StreamExecutionEnvironment.getExecutionEnvironment(JobOutcome.restartingForever());
         env.setParallelism(2);
         env.enableCheckpointing(200);
-        DataStream<ChangeEvent> stream =
-                env.fromSource(source, WatermarkStrategy.noWatermarks(), "spanner");
-        stream.sinkTo(new DiscardingSink<>());
+        env.fromSource(source, WatermarkStrategy.noWatermarks(), "spanner")
+                .sinkTo(new DiscardingSink<>());
         long t0 = System.nanoTime();
-        JobClient job = env.executeAsync("failing source");
-        Throwable failure = null;
-        try {
-            job.getJobExecutionResult().get(FAILS_WITHIN.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            failure = e.getCause();
-        } catch (TimeoutException e) {
-            job.cancel().get();
-        }
-        Duration took = Duration.ofNanos(System.nanoTime() - t0);
-        // The job's end state, once the cancellation of a job that kept restarting went through.
-        JobStatus state = job.getJobStatus().get();
-        while (!state.isGloballyTerminalState()) {
-            Thread.sleep(50);
-            state = job.getJobStatus().get();
-        }
-        ExecutionGraphInfo info = cluster.getExecutionGraphInfo(job.getJobID()).get();
-        if (failure == null && info.getArchivedExecutionGraph().getFailureInfo() != null) {
-            failure = info.getArchivedExecutionGraph().getFailureInfo().getException();
-        }
-        return new Outcome(state, failure, restarts(info), took);
-    }
-
-    /**
-     * Restarts of the job: the greatest attempt number of any task (a task restarted by a region or
-     * global failover runs a new attempt), or the failures in the exception history before the
-     * last, whichever is greater.
-     */
-    static int restarts(ExecutionGraphInfo info) {
-        int attempts = 0;
-        for (AccessExecutionVertex v : info.getArchivedExecutionGraph().getAllExecutionVertices()) {
-            attempts = Math.max(attempts, v.getCurrentExecutionAttempt().getAttemptNumber());
-        }
-        int failures = 0;
-        for (RootExceptionHistoryEntry ignored : info.getExceptionHistory()) {
-            failures++;
-        }
-        boolean failed = info.getArchivedExecutionGraph().getState() == JobStatus.FAILED;
-        return Math.max(attempts, failed ? failures - 1 : failures);
+        return JobOutcome.await(cluster, env.executeAsync("failing source"), t0);
     }
 }
