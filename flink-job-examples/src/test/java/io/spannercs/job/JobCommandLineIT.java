@@ -69,10 +69,17 @@ class JobCommandLineIT {
                         emulator.hostPort(),
                         "--output",
                         Path.of("target", "job-command-line-out").toString());
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        // Output to a file: a job that was submitted instead runs on, and must not block the test.
+        Path out = java.nio.file.Files.createTempFile("job-command-line", ".out");
+        Process p =
+                new ProcessBuilder(cmd)
+                        .redirectErrorStream(true)
+                        .redirectOutput(out.toFile())
+                        .start();
         try {
-            String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("exited").isTrue();
+            boolean exited = p.waitFor(60, TimeUnit.SECONDS);
+            String output = java.nio.file.Files.readString(out, StandardCharsets.UTF_8);
+            assertThat(exited).as("exited within 60 s: %s", output).isTrue();
             assertThat(p.exitValue()).as(output).isEqualTo(2);
             assertThat(output.lines().toList())
                     .as("one line, no stack trace")
@@ -80,6 +87,8 @@ class JobCommandLineIT {
                     .satisfies(line -> assertThat(line).startsWith(start).endsWith(end));
         } finally {
             p.destroyForcibly();
+            p.waitFor(10, TimeUnit.SECONDS);
+            java.nio.file.Files.deleteIfExists(out);
         }
     }
 }
