@@ -8,6 +8,8 @@ import io.spannercs.flink.format.avro.StreamIdentity;
 import io.spannercs.flink.format.datastream.DatastreamContext;
 import io.spannercs.flink.source.SpannerChangeStreamSource;
 import io.spannercs.flink.source.SpannerChangeStreamSourceBuilder;
+import io.spannercs.flink.source.config.NameCheck;
+import io.spannercs.flink.source.config.SpannerSourceConfig;
 import java.util.Arrays;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -39,9 +41,56 @@ public final class SpannerCdcJob {
             System.exit(2);
             return;
         }
+        String wrongName = checkNames(options, System.err);
+        if (wrongName != null) {
+            System.err.println("error: " + wrongName);
+            System.exit(2);
+            return;
+        }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         attach(env, options);
         env.execute("Spanner change stream " + options.changeStream + " to " + options.output);
+    }
+
+    /** How long the check of the names before submitting waits for Spanner. */
+    static final java.time.Duration NAME_CHECK_TIMEOUT = java.time.Duration.ofSeconds(20);
+
+    /**
+     * Asks the database, before the job is submitted, whether {@code --database} and {@code
+     * --change-stream} exist (one query). A check that cannot be made here (no answer, no
+     * credentials on this machine, no permission) is reported on {@code warnings} and the job is
+     * submitted: it fails naming the problem itself, once, if there is one.
+     *
+     * @return what is wrong, naming the flag, or null
+     */
+    static String checkNames(JobOptions o, java.io.PrintStream warnings) {
+        SpannerSourceConfig config = source(o, ChangeEventDeserializer.changeEvents()).config();
+        NameCheck.Result r = NameCheck.check(config, NAME_CHECK_TIMEOUT);
+        if (!r.checked()) {
+            warnings.println(
+                    "warning: could not check --database and --change-stream before submitting ("
+                            + r.detail()
+                            + "); submitting the job, which fails naming the problem if there is"
+                            + " one");
+            return null;
+        }
+        if (r.missing() == NameCheck.Missing.DATABASE) {
+            return "database "
+                    + config.databaseName()
+                    + " does not exist ("
+                    + r.detail()
+                    + "): check --project, --instance and --database";
+        }
+        if (r.missing() == NameCheck.Missing.CHANGE_STREAM) {
+            return "change stream "
+                    + o.changeStream
+                    + " does not exist in database "
+                    + config.databaseName()
+                    + " ("
+                    + r.detail()
+                    + "): check --change-stream";
+        }
+        return null;
     }
 
     /** The demo: no --project; only --duration and --output may be given. */

@@ -1,6 +1,7 @@
 package io.spannercs.flink.table;
 
 import io.spannercs.flink.format.ChangeEvent;
+import io.spannercs.flink.source.NonRecoverableSourceException;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ValueState;
@@ -85,7 +86,8 @@ final class AllChangelog extends KeyedProcessFunction<String, ChangeEvent, RowDa
                 lastRow.clear();
                 break;
             default:
-                throw new IllegalStateException(
+                // Read again after a restart: the job fails once.
+                throw new NonRecoverableSourceException(
                         "Change of table "
                                 + event.getTable()
                                 + " committed at "

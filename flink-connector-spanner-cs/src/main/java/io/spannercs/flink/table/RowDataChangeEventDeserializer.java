@@ -3,6 +3,7 @@ package io.spannercs.flink.table;
 import io.spannercs.flink.format.ChangeEvent;
 import io.spannercs.flink.format.ChangeEventDeserializer;
 import io.spannercs.flink.format.ChangeType;
+import io.spannercs.flink.source.NonRecoverableSourceException;
 import io.spannercs.flink.table.SpannerCdcOptions.ChangelogModeOption;
 import java.util.HashMap;
 import java.util.List;
@@ -83,7 +84,8 @@ public final class RowDataChangeEventDeserializer implements ChangeEventDeserial
                 out.collect(withMetadata(RowKind.DELETE, before(event), event));
                 break;
             default:
-                throw new IllegalStateException(
+                // Read again after a restart: the job fails once.
+                throw new NonRecoverableSourceException(
                         "Change of table "
                                 + event.getTable()
                                 + " committed at "
@@ -140,8 +142,9 @@ public final class RowDataChangeEventDeserializer implements ChangeEventDeserial
             Object v = values.get(columns[i]);
             if (v == null && full && !values.containsKey(columns[i])) {
                 // Planning checked the capture type; this catches streams altered since, and
-                // columns the stream does not watch (FOR Orders(Customer)).
-                throw new IllegalStateException(
+                // columns the stream does not watch (FOR Orders(Customer)). A restart reads the
+                // same record: the job fails once.
+                throw new NonRecoverableSourceException(
                         "Change stream record of table "
                                 + table
                                 + " ("

@@ -63,6 +63,20 @@ public record SpannerTableInfo(Map<String, String> columns, String valueCaptureT
         } catch (RuntimeException e) {
             // The message, not the cause: the SQL client shows only the root cause, and the
             // client's exceptions carry relocated class names in the SQL jar.
+            if (e instanceof SpannerException s && SpannerErrors.isDatabaseNotFound(s)) {
+                ValidationException error =
+                        new ValidationException(
+                                "Database '"
+                                        + DatabaseId.of(c.project(), c.instance(), c.database())
+                                        + "' does not exist ("
+                                        + describe(e)
+                                        + "): check the options 'project', 'instance' and"
+                                        + " 'database'"
+                                        + (c.emulatorHost() != null ? " (and 'emulator-host')" : "")
+                                        + ".");
+                error.addSuppressed(SpannerErrors.forUsers(e));
+                throw error;
+            }
             ValidationException error =
                     new ValidationException(
                             "Cannot read the schema of table '"

@@ -122,12 +122,12 @@ class BoundedReadITCase {
     }
 
     @Test
-    void unknownStreamAndTooOldStartFailTheJobWithSpannersReason() {
+    void unknownStreamAndTooOldStartFailTheJobWithTheReason() {
         try (SpannerEmulator emulator = SpannerEmulator.builder().ddl(DDL).start()) {
             Instant now = Instant.now();
             assertJobFailsWith(
                     EmulatorSources.builder(emulator, "nope", now, now).build(),
-                    "Table-valued function not found: READ_nope");
+                    "Change stream nope does not exist in database");
             assertJobFailsWith(
                     EmulatorSources.builder(emulator, "legacy_cs", now.minusSeconds(3600), now)
                             .build(),

@@ -269,6 +269,7 @@ class SpannerCdcPlanningITCase {
     void anUnreachableDatabaseIsARootCauseNamingTheOptions() {
         assertRootCause(
                 Map.of("database", "no-such-db"),
+                "does not exist",
                 "'database'",
                 "'project'",
                 "no-such-db",

@@ -211,6 +211,12 @@ public final class ChangeStreamQuery {
         }
         List<LogEntry> rows = rootRows();
         long sent = posMicros == startMicros && posCount != ALL ? posCount : 0;
+        Status failure = sent == 0 ? faults.rootQueryFailure() : null;
+        if (failure != null) {
+            finish();
+            sink.fail(failure.asRuntimeException());
+            return;
+        }
         while (sent < rows.size()) {
             if (!sink.isReady()) {
                 return; // onReady wakes us up

@@ -16,6 +16,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class FaultInjector {
     public static final String ANY_PARTITION = "*";
 
+    /** The key of the root query's rule: no partition token looks like it. */
+    private static final String ROOT_QUERY = "\u0000root";
+
     /** Matches every table in the read rules. */
     public static final String ANY_TABLE = "*";
 
@@ -49,6 +52,24 @@ public final class FaultInjector {
     }
 
     /**
+     * The next {@code times} root queries ({@code partition_token => NULL}, which list the first
+     * partitions) fail with {@code code} before their first row. {@link #ANY_PARTITION} rules do
+     * not apply to root queries.
+     */
+    public void failRootQuery(Status.Code code, int times) {
+        streamFailures.put(ROOT_QUERY, new StreamFailure(0, code, times));
+    }
+
+    /** The failure to raise in a root query now, or null. */
+    Status rootQueryFailure() {
+        StreamFailure f = streamFailures.get(ROOT_QUERY);
+        if (f != null && f.remaining.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+            return Status.fromCode(f.code).withDescription("Injected fault on the root query");
+        }
+        return null;
+    }
+
+    /**
      * The next {@code times} streamed reads of the table fail with {@code code} once they have sent
      * {@code afterRows} rows: {@code StreamingRead} and {@code ExecuteStreamingSql} on the table,
      * with or without a partition token. A stream resumed with a resume token is a new stream and
@@ -58,6 +79,24 @@ public final class FaultInjector {
         readFailures.put(
                 table.toLowerCase(java.util.Locale.ROOT),
                 new StreamFailure(afterRows, code, times));
+    }
+
+    /**
+     * How many of the failures armed with {@link #failStreamAfterRows} for this token (or {@link
+     * #ANY_PARTITION}) have not happened yet: 0 once a test's faults were all hit.
+     */
+    public int streamFailuresLeft(String token) {
+        return failuresLeft(token);
+    }
+
+    /** How many of the failures armed with {@link #failRootQuery} have not happened yet. */
+    public int rootQueryFailuresLeft() {
+        return failuresLeft(ROOT_QUERY);
+    }
+
+    private int failuresLeft(String token) {
+        StreamFailure f = streamFailures.get(token);
+        return f == null ? 0 : Math.max(0, f.remaining.get());
     }
 
     /** Every row of streamed reads of the table is delayed by this much. */

@@ -3,10 +3,12 @@ package io.spannercs.flink.source.config;
 import com.google.cloud.Timestamp;
 import com.google.cloud.spanner.DatabaseClient;
 import com.google.cloud.spanner.Dialect;
+import com.google.cloud.spanner.ErrorCode;
 import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.SpannerException;
 import com.google.cloud.spanner.Statement;
 import com.google.cloud.spanner.Value;
+import io.spannercs.flink.source.NonRecoverableSourceException;
 import io.spannercs.flink.source.config.SpannerSourceConfig.PartitionMode;
 import java.util.regex.Pattern;
 import org.apache.flink.annotation.Internal;
@@ -52,9 +54,14 @@ public final class ChangeStreamQuery {
         }
     }
 
-    /** Asks the database for whatever the configuration leaves open. */
+    /**
+     * Asks the database for whatever the configuration leaves open.
+     *
+     * @throws io.spannercs.flink.source.NonRecoverableSourceException if the database or the change
+     *     stream does not exist, or the credentials are refused: a restart cannot fix that
+     */
     public static ChangeStreamQuery detect(DatabaseClient client, SpannerSourceConfig config) {
-        Dialect dialect = config.dialect() != null ? config.dialect() : client.getDialect();
+        Dialect dialect = config.dialect() != null ? config.dialect() : dialect(client, config);
         PartitionMode mode =
                 config.partitionMode() != null
                         ? config.partitionMode()
@@ -69,36 +76,43 @@ public final class ChangeStreamQuery {
         return new ChangeStreamQuery(config.changeStream(), dialect, mode);
     }
 
+    private static Dialect dialect(DatabaseClient client, SpannerSourceConfig config) {
+        try {
+            return client.getDialect();
+        } catch (SpannerException e) {
+            throw SpannerErrors.failure(
+                    "Cannot read the dialect of database "
+                            + config.databaseName()
+                            + " (change stream "
+                            + config.changeStream()
+                            + "): "
+                            + SpannerErrors.explain(e, config),
+                    e);
+        }
+    }
+
     private static PartitionMode detectPartitionMode(
             DatabaseClient client, Dialect dialect, SpannerSourceConfig config) {
-        Statement statement =
-                dialect == Dialect.POSTGRESQL
-                        ? Statement.newBuilder(
+        try (ResultSet rs =
+                client.singleUse()
+                        .executeQuery(
+                                byName(
+                                        dialect,
                                         "SELECT option_value FROM"
                                                 + " information_schema.change_stream_options WHERE"
-                                                + " change_stream_name = $1 AND option_name ="
-                                                + " 'partition_mode'")
-                                .bind("p1")
-                                .to(config.changeStream())
-                                .build()
-                        : Statement.newBuilder(
-                                        "SELECT option_value FROM"
-                                                + " information_schema.change_stream_options WHERE"
-                                                + " change_stream_name = @name AND option_name ="
-                                                + " 'partition_mode'")
-                                .bind("name")
-                                .to(config.changeStream())
-                                .build();
-        try (ResultSet rs = client.singleUse().executeQuery(statement)) {
+                                                + " change_stream_name = ? AND option_name ="
+                                                + " 'partition_mode'",
+                                        config.changeStream()))) {
             if (!rs.next()) {
-                // Streams created without the option use Spanner's default.
+                // Streams created without the option use Spanner's default, if the stream exists.
+                requireStream(client, dialect, config);
                 return PartitionMode.IMMUTABLE_KEY_RANGE;
             }
             String value = rs.getString(0);
             try {
                 return PartitionMode.valueOf(value.trim().toUpperCase(java.util.Locale.ROOT));
             } catch (IllegalArgumentException e) {
-                throw new IllegalStateException(
+                throw new NonRecoverableSourceException(
                         "Change stream "
                                 + config.changeStream()
                                 + " has partition_mode '"
@@ -107,6 +121,18 @@ public final class ChangeStreamQuery {
                                 + " to read it as one of MUTABLE_KEY_RANGE, IMMUTABLE_KEY_RANGE");
             }
         } catch (SpannerException e) {
+            if (SpannerErrors.isPermanent(e) && e.getErrorCode() != ErrorCode.PERMISSION_DENIED) {
+                // A database that does not exist, credentials refused. (A database role may be
+                // denied the information schema but not the stream: the query tells.)
+                throw SpannerErrors.failure(
+                        "Cannot read the partition mode of change stream "
+                                + config.changeStream()
+                                + " of database "
+                                + config.databaseName()
+                                + ": "
+                                + SpannerErrors.explain(e, config),
+                        e);
+            }
             if (dialect == Dialect.POSTGRESQL) {
                 throw new IllegalStateException(
                         "Cannot read the partition mode of change stream "
@@ -126,6 +152,59 @@ public final class ChangeStreamQuery {
                     config.changeStream());
             return PartitionMode.IMMUTABLE_KEY_RANGE;
         }
+    }
+
+    /**
+     * Fails once if {@code information_schema.change_streams} does not list the stream (asked only
+     * for streams without a {@code partition_mode} option, which {@code change_stream_options} has
+     * no row for). GoogleSQL names match in any case, as Spanner resolves them; PostgreSQL's query
+     * quotes the name, so there the case must match. A database role sees only the streams it may
+     * read.
+     */
+    private static void requireStream(
+            DatabaseClient client, Dialect dialect, SpannerSourceConfig config) {
+        java.util.List<String> streams = new java.util.ArrayList<>();
+        try (ResultSet rs =
+                client.singleUse()
+                        .executeQuery(
+                                Statement.of(
+                                        "SELECT change_stream_name FROM"
+                                                + " information_schema.change_streams"))) {
+            while (rs.next()) {
+                String name = rs.getString(0);
+                if (dialect == Dialect.POSTGRESQL
+                        ? name.equals(config.changeStream())
+                        : name.equalsIgnoreCase(config.changeStream())) {
+                    return;
+                }
+                streams.add(name);
+            }
+        }
+        throw new NonRecoverableSourceException(
+                SpannerErrors.changeStreamMissing(config)
+                        + " ("
+                        + (streams.isEmpty()
+                                ? "it has none"
+                                : "it has "
+                                        + String.join(
+                                                ", ",
+                                                streams.subList(0, Math.min(10, streams.size())))
+                                        + (streams.size() > 10 ? ", ..." : ""))
+                        + (config.databaseRole() != null
+                                ? " that database role " + config.databaseRole() + " may see"
+                                : "")
+                        + "): check its name ("
+                        + SpannerErrors.options(
+                                "setChangeStream(...)", "'change-stream'", "--change-stream")
+                        + ").");
+    }
+
+    /** The statement with its one {@code ?} bound to {@code name}, in the dialect's syntax. */
+    private static Statement byName(Dialect dialect, String sql, String name) {
+        if (dialect == Dialect.POSTGRESQL) {
+            return Statement.newBuilder(sql.replace("?", "$1")).bind("p1").to(name).build();
+        }
+        return Statement.newBuilder(sql.replace("?", "@name")).bind("name").to(name).build();
     }
 
     private static String sql(String stream, Dialect dialect, PartitionMode mode) {

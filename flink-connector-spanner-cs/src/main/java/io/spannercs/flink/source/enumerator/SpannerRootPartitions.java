@@ -6,6 +6,7 @@ import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.Spanner;
 import com.google.cloud.spanner.SpannerException;
 import com.google.cloud.spanner.Statement;
+import io.spannercs.flink.source.NonRecoverableSourceException;
 import io.spannercs.flink.source.config.ChangeStreamQuery;
 import io.spannercs.flink.source.config.ClientThreads;
 import io.spannercs.flink.source.config.QueryWindows;
@@ -78,9 +79,11 @@ public final class SpannerRootPartitions implements RootPartitions {
             listed = true;
             return partitions;
         } catch (SpannerException e) {
-            throw new FlinkRuntimeException(
-                    failure() + " failed with " + SpannerErrors.explain(e, config),
-                    SpannerErrors.forUsers(e));
+            // Fails the job once where a restart cannot help (SpannerErrors.isPermanent).
+            throw SpannerErrors.failure(
+                    failure() + " failed with " + SpannerErrors.explain(e, config), e);
+        } catch (NonRecoverableSourceException e) {
+            throw e; // names the stream and database, and the option
         } catch (RuntimeException e) {
             throw new FlinkRuntimeException(
                     failure() + " failed: " + SpannerErrors.withoutRelocation(e.getMessage()),

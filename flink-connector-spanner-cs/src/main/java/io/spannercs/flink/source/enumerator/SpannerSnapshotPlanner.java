@@ -11,6 +11,7 @@ import com.google.cloud.spanner.SpannerException;
 import com.google.cloud.spanner.Statement;
 import com.google.cloud.spanner.TimestampBound;
 import io.spannercs.flink.source.ChangeFilter;
+import io.spannercs.flink.source.NonRecoverableSourceException;
 import io.spannercs.flink.source.config.SpannerClients;
 import io.spannercs.flink.source.config.SpannerErrors;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
@@ -29,7 +30,6 @@ import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.flink.annotation.Internal;
-import org.apache.flink.util.FlinkRuntimeException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -86,15 +86,19 @@ public final class SpannerSnapshotPlanner implements SnapshotPlanner {
                 }
             }
         } catch (SpannerException e) {
-            String reason =
-                    SpannerErrors.isSnapshotTooOld(e.getErrorCode())
-                            ? SpannerErrors.describe(e)
-                                    + ". "
-                                    + SpannerErrors.snapshotRetentionAdvice(
-                                            config.snapshotMicros(), config)
-                            : SpannerErrors.explain(e, config);
-            throw new FlinkRuntimeException(
-                    failure() + " failed with " + reason, SpannerErrors.forUsers(e));
+            if (SpannerErrors.isSnapshotTooOld(e.getErrorCode())) {
+                // The snapshot's timestamp is fixed: a restart reads at the same one.
+                throw new NonRecoverableSourceException(
+                        failure()
+                                + " failed with "
+                                + SpannerErrors.describe(e)
+                                + ". "
+                                + SpannerErrors.snapshotRetentionAdvice(
+                                        config.snapshotMicros(), config),
+                        SpannerErrors.forUsers(e));
+            }
+            throw SpannerErrors.failure(
+                    failure() + " failed with " + SpannerErrors.explain(e, config), e);
         } finally {
             SpannerClients.close(takeClient(), true);
         }
@@ -230,7 +234,7 @@ public final class SpannerSnapshotPlanner implements SnapshotPlanner {
         Instant t = Instant.ofEpochSecond(0, config.snapshotMicros() * 1000);
         Instant oldest = Instant.now().minus(retention);
         if (t.isBefore(oldest)) {
-            throw new IllegalArgumentException(
+            throw new NonRecoverableSourceException(
                     "The snapshot timestamp "
                             + t
                             + " is older than database "
@@ -282,16 +286,15 @@ public final class SpannerSnapshotPlanner implements SnapshotPlanner {
             }
         }
         if (!found) {
-            throw new IllegalArgumentException(
-                    "Change stream "
-                            + config.changeStream()
-                            + " does not exist in database "
-                            + config.databaseName()
+            throw new NonRecoverableSourceException(
+                    SpannerErrors.changeStreamMissing(config)
                             + " at the snapshot timestamp "
                             + Instant.ofEpochSecond(0, config.snapshotMicros() * 1000)
-                            + " (information_schema.change_streams): check the change stream"
-                            + " option, or choose a snapshot timestamp after the stream was"
-                            + " created");
+                            + " (information_schema.change_streams does not list it): check its"
+                            + " name ("
+                            + SpannerErrors.options(
+                                    "setChangeStream(...)", "'change-stream'", "--change-stream")
+                            + "), or choose a snapshot timestamp after the stream was created.");
         }
         // Table -> tracked columns (null: all of them).
         Map<String, Set<String>> tracked = new TreeMap<>();

@@ -329,6 +329,16 @@ public final class ChangeStreamSourceReader<T>
         return out.toString();
     }
 
+    private void awaitEnumeratorQuiet() {
+        try {
+            enumeratorQuiet.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the task is being cancelled
+        } catch (java.util.concurrent.ExecutionException e) {
+            // completed normally only
+        }
+    }
+
     private static void completeAfterWait(CompletableFuture<Void> quiet) {
         try {
             Thread.sleep(FAILURE_QUIET_WAIT_MILLIS);
@@ -449,6 +459,11 @@ public final class ChangeStreamSourceReader<T>
     @Override
     public List<SpannerSplit> snapshotState(long checkpointId) {
         if (failure != null) {
+            // Failing the task now would race the enumerator's EventsStoppedEvent: Flink would
+            // report it lost and fail the task again, and if that reached the JobManager first
+            // the job would restart even for a failure a restart cannot fix. While this thread
+            // waits (at most the rest of FAILURE_QUIET_WAIT_MILLIS), the event is queued for it.
+            awaitEnumeratorQuiet();
             // The split states may stand part-way through what failed: no place to resume from.
             throw new IllegalStateException(
                     "Subtask "

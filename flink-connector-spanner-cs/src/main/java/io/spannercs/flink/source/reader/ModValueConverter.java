@@ -6,6 +6,7 @@ import com.google.protobuf.util.JsonFormat;
 import io.spannercs.flink.format.ChangeType;
 import io.spannercs.flink.format.SpannerTypeNames;
 import io.spannercs.flink.format.SpannerValues;
+import io.spannercs.flink.source.NonRecoverableSourceException;
 import io.spannercs.flink.source.UnknownValueHandling;
 import io.spannercs.flink.source.record.ColumnInfo;
 import io.spannercs.flink.source.record.DataChangeRecord;
@@ -145,8 +146,12 @@ final class ModValueConverter {
                 + ")";
     }
 
-    /** A value or mod type this connector does not know, with {@link UnknownValueHandling#FAIL}. */
-    static final class UnknownValueException extends IllegalStateException {
+    /**
+     * A value or mod type this connector does not know, with {@link UnknownValueHandling#FAIL}: a
+     * restart reads the same record again, so the job fails once, whatever exception the reader
+     * wraps this in.
+     */
+    static final class UnknownValueException extends NonRecoverableSourceException {
         private static final long serialVersionUID = 1L;
 
         UnknownValueException(String message) {

@@ -538,9 +538,8 @@ final class PartitionStream implements SplitStream {
                 retries.failed(LOG, describe(), e.getErrorCode());
             } else {
                 failure =
-                        new IllegalStateException(
-                                describe() + " failed: " + SpannerErrors.explain(e, config),
-                                SpannerErrors.forUsers(e));
+                        SpannerErrors.failure(
+                                describe() + " failed: " + SpannerErrors.explain(e, config), e);
             }
         }
         onData.run();

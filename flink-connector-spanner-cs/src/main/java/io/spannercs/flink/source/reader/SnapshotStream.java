@@ -5,6 +5,7 @@ import com.google.cloud.spanner.DatabaseClient;
 import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.SpannerException;
 import com.google.cloud.spanner.TimestampBound;
+import io.spannercs.flink.source.NonRecoverableSourceException;
 import io.spannercs.flink.source.config.SpannerErrors;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.split.SnapshotKey;
@@ -233,8 +234,9 @@ final class SnapshotStream implements SplitStream {
             if (SpannerErrors.isTransient(e.getErrorCode())) {
                 retries.failed(LOG, describe(), e.getErrorCode());
             } else if (SpannerErrors.isSnapshotTooOld(e.getErrorCode())) {
+                // The split's timestamp is fixed: a restart reads at the same one.
                 failure =
-                        new IllegalStateException(
+                        new NonRecoverableSourceException(
                                 describe()
                                         + " failed: "
                                         + SpannerErrors.describe(e)
@@ -244,9 +246,8 @@ final class SnapshotStream implements SplitStream {
                                 SpannerErrors.forUsers(e));
             } else {
                 failure =
-                        new IllegalStateException(
-                                describe() + " failed: " + SpannerErrors.explain(e, config),
-                                SpannerErrors.forUsers(e));
+                        SpannerErrors.failure(
+                                describe() + " failed: " + SpannerErrors.explain(e, config), e);
             }
         }
         onData.run();

@@ -1,11 +1,13 @@
 package io.spannercs.flink.source.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.cloud.spanner.DatabaseClient;
 import com.google.cloud.spanner.Dialect;
 import com.google.cloud.spanner.Spanner;
 import io.spannercs.emulator.SpannerEmulator;
+import io.spannercs.flink.source.NonRecoverableSourceException;
 import io.spannercs.flink.source.config.SpannerSourceConfig.PartitionMode;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
@@ -80,6 +82,55 @@ class ChangeStreamQueryTest {
         assertThat(detect("default_cs", null, null).partitionMode())
                 .as("no partition_mode option: Spanner's default")
                 .isEqualTo(PartitionMode.IMMUTABLE_KEY_RANGE);
+    }
+
+    /** A stream the information schema does not list: a restart cannot help. */
+    @Test
+    void aStreamThatDoesNotExistFailsOnceNamingTheOption() {
+        assertThatThrownBy(() -> detect("nope_cs", null, null))
+                .isInstanceOf(NonRecoverableSourceException.class)
+                .hasMessageContaining(
+                        "Change stream nope_cs does not exist in database "
+                                + config("nope_cs", null, null).databaseName())
+                .hasMessageContaining("setChangeStream(...)")
+                .hasMessageContaining("'change-stream'")
+                .hasMessageContaining("--change-stream");
+    }
+
+    /** A database that does not exist answers the dialect's query: NOT_FOUND, named. */
+    @Test
+    void aDatabaseThatDoesNotExistFailsOnceNamingTheOptions() {
+        SpannerSourceConfig config =
+                new SpannerSourceConfig(
+                        emulator.projectId(),
+                        emulator.instanceId(),
+                        "no_such_db",
+                        "mutable_cs",
+                        0,
+                        SpannerSourceConfig.NO_END,
+                        Duration.ofSeconds(1),
+                        emulator.hostPort(),
+                        null,
+                        null,
+                        null,
+                        true,
+                        Duration.ofMinutes(1),
+                        10,
+                        Duration.ofMinutes(30),
+                        true,
+                        100,
+                        Duration.ofMillis(100),
+                        null,
+                        null,
+                        io.spannercs.flink.source.UnknownValueHandling.FAIL);
+        DatabaseClient client = SpannerClients.databaseClient(spanner, config);
+        assertThatThrownBy(() -> ChangeStreamQuery.detect(client, config))
+                .isInstanceOf(NonRecoverableSourceException.class)
+                .hasMessageContaining("NOT_FOUND")
+                .hasMessageContaining("no_such_db")
+                .hasMessageContaining("setDatabaseId(...)")
+                .hasMessageContaining("'database'")
+                .hasMessageContaining("--database");
     }
 
     @Test

@@ -5,13 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.cloud.spanner.Dialect;
 import io.spannercs.emulator.SpannerEmulator;
+import io.spannercs.flink.source.NonRecoverableSourceException;
 import io.spannercs.flink.source.config.ChangeStreamQuery;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.config.SpannerSourceConfig.PartitionMode;
 import io.spannercs.flink.source.event.PartitionReport.NewPartition;
 import java.time.Duration;
 import java.util.List;
-import org.apache.flink.util.FlinkRuntimeException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -40,6 +40,11 @@ class SpannerRootPartitionsTest {
     }
 
     private static SpannerSourceConfig config(String stream, long startMicros, long endMicros) {
+        return config(stream, startMicros, endMicros, null);
+    }
+
+    private static SpannerSourceConfig config(
+            String stream, long startMicros, long endMicros, PartitionMode mode) {
         return new SpannerSourceConfig(
                 emulator.projectId(),
                 emulator.instanceId(),
@@ -59,7 +64,7 @@ class SpannerRootPartitionsTest {
                 true,
                 100,
                 Duration.ofSeconds(1),
-                null,
+                mode,
                 null,
                 io.spannercs.flink.source.UnknownValueHandling.FAIL);
     }
@@ -89,17 +94,65 @@ class SpannerRootPartitionsTest {
         }
     }
 
+    /** Detection finds no such stream in the information schema: a restart cannot help. */
     @Test
-    void namesTheStreamTheDatabaseAndSpannersReasonForAnUnknownStream() {
+    void namesTheStreamTheDatabaseAndTheOptionForAnUnknownStream() {
         long start = createdMicros("mutable_cs") + 1;
         SpannerSourceConfig config = config("nope_cs", start, SpannerSourceConfig.NO_END);
         try (SpannerRootPartitions root = new SpannerRootPartitions(config)) {
             assertThatThrownBy(() -> root.query(start))
-                    .isInstanceOf(FlinkRuntimeException.class)
+                    .isInstanceOf(NonRecoverableSourceException.class)
+                    .hasMessageContaining(
+                            "Change stream nope_cs does not exist in database "
+                                    + config.databaseName())
+                    .hasMessageContaining("it has ")
+                    .hasMessageContaining("legacy_cs")
+                    .hasMessageContaining("setChangeStream(...)")
+                    .hasMessageContaining("'change-stream'");
+        }
+    }
+
+    /** With the partition mode given nothing is detected: Spanner's answer to the query says it. */
+    @Test
+    void namesTheStreamTheDatabaseAndSpannersReasonForAnUnknownStreamNotDetected() {
+        long start = createdMicros("mutable_cs") + 1;
+        SpannerSourceConfig config =
+                config(
+                        "nope_cs",
+                        start,
+                        SpannerSourceConfig.NO_END,
+                        PartitionMode.IMMUTABLE_KEY_RANGE);
+        try (SpannerRootPartitions root = new SpannerRootPartitions(config)) {
+            assertThatThrownBy(() -> root.query(start))
+                    .isInstanceOf(NonRecoverableSourceException.class)
                     .hasMessageContaining("change stream nope_cs")
                     .hasMessageContaining(config.databaseName())
                     .hasMessageContaining("INVALID_ARGUMENT")
-                    .hasMessageContaining("Table-valued function not found: READ_nope_cs");
+                    .hasMessageContaining("Table-valued function not found: READ_nope_cs")
+                    .hasMessageContaining("setChangeStream(...)");
+        }
+    }
+
+    /** A transient error is not one of them: the job restarts, as before. */
+    @Test
+    void aTransientErrorIsNotNonRecoverable() {
+        long start = createdMicros("mutable_cs") + 1;
+        emulator.faults().failRootQuery(io.grpc.Status.Code.INTERNAL, Integer.MAX_VALUE);
+        try (SpannerRootPartitions root =
+                new SpannerRootPartitions(
+                        config("mutable_cs", start, SpannerSourceConfig.NO_END))) {
+            assertThatThrownBy(() -> root.query(start))
+                    .isNotInstanceOf(NonRecoverableSourceException.class)
+                    .hasMessageContaining("INTERNAL")
+                    .satisfies(
+                            e ->
+                                    assertThat(
+                                                    org.apache.flink.runtime.executiongraph.failover
+                                                            .ExecutionFailureHandler
+                                                            .isUnrecoverableError(e))
+                                            .isFalse());
+        } finally {
+            emulator.faults().clear();
         }
     }
 
@@ -109,6 +162,7 @@ class SpannerRootPartitionsTest {
         SpannerSourceConfig config = config("legacy_cs", start, SpannerSourceConfig.NO_END);
         try (SpannerRootPartitions root = new SpannerRootPartitions(config)) {
             assertThatThrownBy(() -> root.query(start))
+                    .isInstanceOf(NonRecoverableSourceException.class)
                     .hasMessageContaining("change stream legacy_cs")
                     .hasMessageContaining(config.databaseName())
                     .hasMessageContaining("OUT_OF_RANGE")
