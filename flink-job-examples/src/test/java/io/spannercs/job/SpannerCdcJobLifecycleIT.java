@@ -33,7 +33,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  *   <li>stop-with-savepoint at parallelism 2, restore at 3, stop-with-savepoint again and restore
  *       at 1 with an end timestamp; one of the restores goes into a changed job graph ({@code
  *       --order commit} adds the keyed reorder between source and files), which only the fixed
- *       operator uids make possible;
+ *       operator uids make possible. In the legacy mode the job starts with a snapshot and the
+ *       first savepoint is taken while it reads it;
  *   <li>a job that starts with a snapshot of filled tables: its TaskManager is killed while it
  *       reads the snapshot, and again while it streams through a churn storm (a churn every 100
  *       ms); a new TaskManager is started each time and the job restores its last checkpoint.
@@ -98,9 +99,12 @@ class SpannerCdcJobLifecycleIT {
     }
 
     /**
-     * p=2, savepoint, p=3, savepoint, p=1 with an end timestamp. MUTABLE_KEY_RANGE: the second job
-     * adds the reorder (no state for it in the first savepoint) and the third restores the
-     * reorder's buffered changes at another parallelism. Legacy: the third job adds the reorder.
+     * p=2, savepoint, p=3, savepoint, p=1 with an end timestamp. MUTABLE_KEY_RANGE: a stream from a
+     * timestamp; the second job adds the reorder (no state for it in the first savepoint) and the
+     * third restores the reorder's buffered changes at another parallelism. Legacy: the job starts
+     * with a snapshot of about 3,000 rows (read slowly, 3 ms a row), the first savepoint is taken
+     * while it reads the snapshot and the second job reads on at p=3; the third job adds the
+     * reorder.
      */
     @ParameterizedTest(name = "mutable key ranges: {0}")
     @ValueSource(booleans = {true, false})
@@ -113,40 +117,70 @@ class SpannerCdcJobLifecycleIT {
                         .maxPartitions(6)
                         .churnInterval(Duration.ofMillis(500))
                         .start()) {
-            WorkloadGenerator workload = workload(emulator, 40, 300);
+            boolean snapshot = !mutable;
+            WorkloadGenerator workload = workload(emulator, 40, snapshot ? 2000 : 300);
+            List<String> snapshotRows = List.of();
+            if (snapshot) {
+                workload.preload(1500);
+                emulator.faults().setReadLatency(FaultInjector.ANY_TABLE, Duration.ofMillis(3));
+            }
             Instant start = Instant.now();
+            List<String> startFlags =
+                    snapshot
+                            ? List.of(
+                                    "--startup-mode",
+                                    "initial",
+                                    "--start-timestamp",
+                                    start.toString())
+                            : List.of("--start-timestamp", start.toString());
+            if (snapshot) {
+                snapshotRows = ChangeFiles.expectedSnapshot(emulator, start);
+                assertThat(snapshotRows).hasSizeGreaterThanOrEqualTo(3000);
+            }
             workload.start();
             try {
-                String job1 =
-                        run(emulator, null, 2, "source", "--start-timestamp", start.toString());
-                awaitNewCommittedFiles(job1, 0);
+                String job1 = run(emulator, null, 2, "source", startFlags);
+                if (snapshot) {
+                    await(
+                            "snapshot rows in the committed files",
+                            Duration.ofSeconds(120),
+                            () -> {
+                                failIfEnded(job1);
+                                return countCommitted(emulator, true) > 0;
+                            });
+                } else {
+                    awaitNewCommittedFiles(job1, 0);
+                }
                 String savepoint1 = stop(job1);
+                if (snapshot) {
+                    // The savepoint committed every row the job had emitted.
+                    assertThat(countCommitted(emulator, true))
+                            .as("snapshot rows committed by the savepoint taken in the snapshot")
+                            .isLessThan(snapshotRows.size());
+                }
 
                 String job2 =
-                        run(
-                                emulator,
-                                savepoint1,
-                                3,
-                                mutable ? "commit" : "source",
-                                "--start-timestamp",
-                                start.toString());
+                        run(emulator, savepoint1, 3, mutable ? "commit" : "source", startFlags);
                 awaitRestoredAndCommitting(job2);
+                if (snapshot) {
+                    await(
+                            "changes after the snapshot in the committed files",
+                            Duration.ofSeconds(120),
+                            () -> {
+                                failIfEnded(job2);
+                                return countCommitted(emulator, false) > 0;
+                            });
+                }
                 String savepoint2 = stop(job2);
 
                 Instant end = Instant.now().plusSeconds(6);
-                String job3 =
-                        run(
-                                emulator,
-                                savepoint2,
-                                1,
-                                "commit",
-                                "--start-timestamp",
-                                start.toString(),
-                                "--end-timestamp",
-                                end.toString());
+                List<String> endFlags = new ArrayList<>(startFlags);
+                endFlags.addAll(List.of("--end-timestamp", end.toString()));
+                String job3 = run(emulator, savepoint2, 1, "commit", endFlags);
                 awaitFinished(job3, Duration.ofSeconds(120));
                 assertThat(rest.restoredCount(job3)).as("job 3 restored").isEqualTo(1);
-                assertGroundTruth(emulator, List.of(), start, end);
+                assertGroundTruth(
+                        emulator, snapshotRows, snapshot ? start.plusNanos(1000) : start, end);
             } finally {
                 workload.stop();
             }
@@ -267,6 +301,17 @@ class SpannerCdcJobLifecycleIT {
             String order,
             String... flags)
             throws Exception {
+        return run(emulator, savepoint, parallelism, order, List.of(flags));
+    }
+
+    /** Runs the job jar, from a savepoint if not null; returns the job id. */
+    private String run(
+            SpannerEmulator emulator,
+            String savepoint,
+            int parallelism,
+            String order,
+            List<String> flags)
+            throws Exception {
         await(
                 "" + parallelism + " free slots",
                 Duration.ofSeconds(90),
@@ -283,7 +328,7 @@ class SpannerCdcJobLifecycleIT {
                                 "--parallelism", Integer.toString(parallelism),
                                 "--order", order,
                                 "--checkpoint-interval", "1s"));
-        args.addAll(List.of(flags));
+        args.addAll(flags);
         return rest.runJar(jarId, SpannerCdcJob.class.getName(), args, savepoint);
     }
 
