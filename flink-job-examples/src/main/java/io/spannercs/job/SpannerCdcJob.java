@@ -163,15 +163,7 @@ public final class SpannerCdcJob {
             if (o.order == JobOptions.Order.COMMIT) {
                 ChangeEventAvroConverter converter = new ChangeEventAvroConverter(stream);
                 records =
-                        inCommitOrder(
-                                        env.fromSource(
-                                                        source(
-                                                                o,
-                                                                ChangeEventDeserializer
-                                                                        .changeEvents()),
-                                                        WatermarkStrategy.noWatermarks(),
-                                                        sourceName)
-                                                .uid(SOURCE_UID))
+                        inCommitOrder(changeEvents(env, o, sourceName))
                                 .map(converter::convert, AnySchemaGenericRecordTypeInfo.INSTANCE)
                                 .uid(AVRO_CONVERT_UID)
                                 .name("to avro");
@@ -190,12 +182,7 @@ public final class SpannerCdcJob {
             DatastreamContext context =
                     DatastreamContext.builder(o.project, o.instance, o.database, o.changeStream)
                             .build();
-            DataStream<ChangeEvent> events =
-                    env.fromSource(
-                                    source(o, ChangeEventDeserializer.changeEvents()),
-                                    WatermarkStrategy.noWatermarks(),
-                                    sourceName)
-                            .uid(SOURCE_UID);
+            DataStream<ChangeEvent> events = changeEvents(env, o, sourceName);
             if (o.order == JobOptions.Order.COMMIT) {
                 events = inCommitOrder(events);
             }
@@ -203,6 +190,16 @@ public final class SpannerCdcJob {
                     .uid(JSON_SINK_UID)
                     .name("json files");
         }
+    }
+
+    /** The source, as {@link ChangeEvent}s. */
+    private static DataStream<ChangeEvent> changeEvents(
+            StreamExecutionEnvironment env, JobOptions o, String name) {
+        return env.fromSource(
+                        source(o, ChangeEventDeserializer.changeEvents()),
+                        WatermarkStrategy.noWatermarks(),
+                        name)
+                .uid(SOURCE_UID);
     }
 
     /**

@@ -59,6 +59,8 @@ class SpannerCdcJobGraphTest {
         // Flink derives the committer's uid from the sink's (SinkTransformationTranslator).
         expected.add("Sink Committer: " + sink);
         assertThat(new ArrayList<>(uids.values())).containsExactlyElementsOf(expected);
+        // The job graph serializes every operator, as a submission does.
+        assertThat(graph.getJobGraph().getNumberOfVertices()).isPositive();
         assertThat(SpannerCdcJob.SOURCE_UID).isEqualTo("spanner-cdc-source");
         assertThat(SpannerCdcJob.REORDER_UID).isEqualTo("spanner-cdc-reorder");
         assertThat(SpannerCdcJob.JSON_SINK_UID).isEqualTo("spanner-cdc-json-files");
