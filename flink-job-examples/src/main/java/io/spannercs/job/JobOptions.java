@@ -22,6 +22,15 @@ public final class JobOptions {
         AVRO
     }
 
+    /**
+     * The order of each row's changes in the files: as the source emits them (in commit order
+     * within each file), or released per row in commit order by a keyed reorder.
+     */
+    public enum Order {
+        SOURCE,
+        COMMIT
+    }
+
     static final Map<String, String> FLAGS = new LinkedHashMap<>();
 
     static {
@@ -43,6 +52,11 @@ public final class JobOptions {
         FLAGS.put("end-timestamp", "last commit time read, RFC 3339; makes the job finish");
         FLAGS.put("output", "DIR for the files, one folder per table (required)");
         FLAGS.put("format", "json (Datastream events, one per line) or avro (default json)");
+        FLAGS.put(
+                "order",
+                "source (each file holds a row's changes in commit order) or commit (rows keyed"
+                        + " and released in commit order on the watermark, so a row's changes"
+                        + " reach one writer in order; default source)");
         FLAGS.put("tables", "table RULES, e.g. -/.*_audit,Orders(Customer Amount),/Inv.*");
         FLAGS.put("parallelism", "N source subtasks (default: the cluster's)");
         FLAGS.put(
@@ -64,6 +78,7 @@ public final class JobOptions {
     final Instant end;
     final String output;
     final Format format;
+    final Order order;
     final ChangeFilter tables;
     final Integer parallelism;
     final Duration checkpointInterval;
@@ -86,6 +101,7 @@ public final class JobOptions {
             problems.add("--startup-mode snapshot ends with the snapshot: drop --end-timestamp");
         }
         format = format(v.getOrDefault("format", "json"), problems);
+        order = order(v.getOrDefault("order", "source"), problems);
         tables = tables(v.get("tables"), problems);
         parallelism = positiveInt(v, "parallelism", problems);
         checkpointInterval = duration(v.getOrDefault("checkpoint-interval", "10s"), problems);
@@ -169,6 +185,15 @@ public final class JobOptions {
             return Format.valueOf(s.toUpperCase(java.util.Locale.ROOT));
         } catch (IllegalArgumentException e) {
             problems.add("--format must be json or avro, got '" + s + "'");
+            return null;
+        }
+    }
+
+    private static Order order(String s, List<String> problems) {
+        try {
+            return Order.valueOf(s.toUpperCase(java.util.Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            problems.add("--order must be source or commit, got '" + s + "'");
             return null;
         }
     }

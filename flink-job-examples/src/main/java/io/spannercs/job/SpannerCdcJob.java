@@ -2,10 +2,14 @@ package io.spannercs.job;
 
 import io.spannercs.flink.format.ChangeEvent;
 import io.spannercs.flink.format.ChangeEventDeserializer;
+import io.spannercs.flink.format.avro.AnySchemaGenericRecordTypeInfo;
 import io.spannercs.flink.format.avro.AvroChangeEventDeserializer;
+import io.spannercs.flink.format.avro.ChangeEventAvroConverter;
 import io.spannercs.flink.format.avro.SpannerAvroFileSink;
 import io.spannercs.flink.format.avro.StreamIdentity;
 import io.spannercs.flink.format.datastream.DatastreamContext;
+import io.spannercs.flink.operators.ChangeEventOrdering;
+import io.spannercs.flink.operators.LateEventPolicy;
 import io.spannercs.flink.source.SpannerChangeStreamSource;
 import io.spannercs.flink.source.SpannerChangeStreamSourceBuilder;
 import io.spannercs.flink.source.config.NameCheck;
@@ -15,6 +19,8 @@ import org.apache.avro.generic.GenericRecord;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.core.fs.Path;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
@@ -168,6 +174,29 @@ public final class SpannerCdcJob {
         }
     }
 
+    /*
+     * Operator uids. A savepoint maps state to operators by uid, so these strings must never
+     * change: a job restored from a savepoint of an earlier version finds its source (partition
+     * graph, split positions, snapshot phase), its reorder buffer and its files' pending commits
+     * under them. Add new operators with new uids; never rename or reuse one. The file sinks'
+     * committers get Flink's derived uid "Sink Committer: <sink uid>". docs/job.md lists them.
+     */
+
+    /** The Spanner change stream source: enumerator and split state. */
+    public static final String SOURCE_UID = "spanner-cdc-source";
+
+    /** The keyed reorder of {@code --order commit}: changes buffered above the watermark. */
+    public static final String REORDER_UID = "spanner-cdc-reorder";
+
+    /** {@code --order commit} with Avro: change events to Avro records (no state). */
+    public static final String AVRO_CONVERT_UID = "spanner-cdc-to-avro";
+
+    /** The JSON file sink's writer (its committer: "Sink Committer: spanner-cdc-json-files"). */
+    public static final String JSON_SINK_UID = "spanner-cdc-json-files";
+
+    /** The Avro file sink's writer (its committer: "Sink Committer: spanner-cdc-avro-files"). */
+    public static final String AVRO_SINK_UID = "spanner-cdc-avro-files";
+
     /** Adds the source and the file sink to the environment, and configures checkpointing. */
     public static void attach(StreamExecutionEnvironment env, JobOptions o) {
         env.enableCheckpointing(o.checkpointInterval.toMillis(), CheckpointingMode.EXACTLY_ONCE);
@@ -175,24 +204,63 @@ public final class SpannerCdcJob {
             env.setParallelism(o.parallelism);
         }
         Path out = new Path(o.output);
+        String sourceName = "spanner " + o.changeStream;
         if (o.format == JobOptions.Format.AVRO) {
             StreamIdentity stream =
                     StreamIdentity.of(o.project, o.instance, o.database, o.changeStream);
-            SpannerChangeStreamSource<GenericRecord> source =
-                    source(o, AvroChangeEventDeserializer.of(stream));
-            env.fromSource(source, WatermarkStrategy.noWatermarks(), "spanner " + o.changeStream)
-                    .sinkTo(SpannerAvroFileSink.builder(out).build())
+            DataStream<GenericRecord> records;
+            if (o.order == JobOptions.Order.COMMIT) {
+                ChangeEventAvroConverter converter = new ChangeEventAvroConverter(stream);
+                records =
+                        inCommitOrder(changeEvents(env, o, sourceName))
+                                .map(converter::convert, AnySchemaGenericRecordTypeInfo.INSTANCE)
+                                .uid(AVRO_CONVERT_UID)
+                                .name("to avro");
+            } else {
+                records =
+                        env.fromSource(
+                                        source(o, AvroChangeEventDeserializer.of(stream)),
+                                        WatermarkStrategy.noWatermarks(),
+                                        sourceName)
+                                .uid(SOURCE_UID);
+            }
+            records.sinkTo(SpannerAvroFileSink.builder(out).build())
+                    .uid(AVRO_SINK_UID)
                     .name("avro files");
         } else {
             DatastreamContext context =
                     DatastreamContext.builder(o.project, o.instance, o.database, o.changeStream)
                             .build();
-            SpannerChangeStreamSource<ChangeEvent> source =
-                    source(o, ChangeEventDeserializer.changeEvents());
-            env.fromSource(source, WatermarkStrategy.noWatermarks(), "spanner " + o.changeStream)
-                    .sinkTo(DatastreamJsonFiles.sink(out, context))
+            DataStream<ChangeEvent> events = changeEvents(env, o, sourceName);
+            if (o.order == JobOptions.Order.COMMIT) {
+                events = inCommitOrder(events);
+            }
+            events.sinkTo(DatastreamJsonFiles.sink(out, context))
+                    .uid(JSON_SINK_UID)
                     .name("json files");
         }
+    }
+
+    /** The source, as {@link ChangeEvent}s. */
+    private static DataStream<ChangeEvent> changeEvents(
+            StreamExecutionEnvironment env, JobOptions o, String name) {
+        return env.fromSource(
+                        source(o, ChangeEventDeserializer.changeEvents()),
+                        WatermarkStrategy.noWatermarks(),
+                        name)
+                .uid(SOURCE_UID);
+    }
+
+    /**
+     * Keys the changes by row and releases each row's changes in commit order on the source's
+     * watermark, so every row's changes reach one file writer in commit order. A late change (none
+     * comes from the source's watermarks) fails the job rather than leave the files.
+     */
+    private static SingleOutputStreamOperator<ChangeEvent> inCommitOrder(
+            DataStream<ChangeEvent> events) {
+        return ChangeEventOrdering.inCommitOrder(events, LateEventPolicy.FAIL)
+                .uid(REORDER_UID)
+                .name("reorder by commit timestamp");
     }
 
     private static <T> SpannerChangeStreamSource<T> source(

@@ -32,6 +32,19 @@ final class ChangeFiles {
     /** The stream {@link #DDL} defines. */
     static final String STREAM = "everything";
 
+    /**
+     * {@link RandomClientWrites}' tables and the stream {@link #STREAM} on all of them, in
+     * MUTABLE_KEY_RANGE partition mode ({@link #DDL}) or in the legacy mode (IMMUTABLE_KEY_RANGE:
+     * partitions end with children).
+     */
+    static String ddl(boolean mutable) {
+        return mutable
+                ? DDL
+                : RandomClientWrites.TABLES
+                        + "CREATE CHANGE STREAM everything FOR ALL OPTIONS (value_capture_type ="
+                        + " 'NEW_ROW');\n";
+    }
+
     private ChangeFiles() {}
 
     /**
@@ -49,18 +62,69 @@ final class ChangeFiles {
                                         STREAM)
                                 .build());
         List<String> changes = new ArrayList<>();
+        for (List<ChangeEvent> file : committedFiles(out, emulator).values()) {
+            file.forEach(e -> changes.add(identity(e)));
+        }
+        return changes;
+    }
+
+    /**
+     * The events of each committed file ({@code part-*}) under {@code out}, in the order they were
+     * written, checking that each lies in its table's folder.
+     */
+    static java.util.Map<Path, List<ChangeEvent>> committedFiles(Path out, SpannerEmulator emulator)
+            throws IOException {
+        DatastreamJsonDeserializer json =
+                new DatastreamJsonDeserializer(
+                        DatastreamContext.builder(
+                                        emulator.projectId(),
+                                        emulator.instanceId(),
+                                        emulator.databaseId(),
+                                        STREAM)
+                                .build());
+        java.util.Map<Path, List<ChangeEvent>> files = new java.util.TreeMap<>();
         for (Path f : files(out)) {
             if (!f.getFileName().toString().startsWith("part-")) {
                 continue;
             }
             String folder = f.getParent().getFileName().toString();
+            List<ChangeEvent> events = new ArrayList<>();
             for (String line : Files.readAllLines(f)) {
                 ChangeEvent e = json.fromJson(line);
                 assertThat(folder).as("folder of %s", f).isEqualTo(e.getTable());
-                changes.add(identity(e));
+                events.add(e);
             }
+            files.put(f, events);
         }
-        return changes;
+        return files;
+    }
+
+    /**
+     * Rows whose changes a committed file holds out of commit order (a snapshot row counts as
+     * committed at the snapshot's time, before every change after it), as {@code file: row: the
+     * commit timestamps in file order}; empty if every file keeps each row's commit order.
+     */
+    static List<String> rowsOutOfCommitOrder(Path out, SpannerEmulator emulator)
+            throws IOException {
+        List<String> problems = new ArrayList<>();
+        for (var file : committedFiles(out, emulator).entrySet()) {
+            java.util.Map<String, List<Instant>> perRow = new java.util.LinkedHashMap<>();
+            for (ChangeEvent e : file.getValue()) {
+                perRow.computeIfAbsent(e.getTable() + "|" + e.getKeys(), k -> new ArrayList<>())
+                        .add(e.getCommitTimestamp());
+            }
+            perRow.forEach(
+                    (row, times) -> {
+                        for (int i = 1; i < times.size(); i++) {
+                            if (times.get(i).isBefore(times.get(i - 1))) {
+                                problems.add(
+                                        file.getKey().getFileName() + ": " + row + ": " + times);
+                                return;
+                            }
+                        }
+                    });
+        }
+        return problems;
     }
 
     /** The table folders holding committed files. */
@@ -84,14 +148,45 @@ final class ChangeFiles {
         }
     }
 
+    /**
+     * {@code transaction|table|type|[keys]}; a snapshot row, which has no transaction, as {@code
+     * snapshot|table|INSERT|[keys]}.
+     */
     static String identity(ChangeEvent e) {
-        return e.getServerTransactionId()
+        return (e.isSnapshot() ? "snapshot" : e.getServerTransactionId())
                 + "|"
                 + e.getTable()
                 + "|"
                 + e.getChangeType()
                 + "|"
                 + e.getKeys().values();
+    }
+
+    /**
+     * The snapshot rows a job that starts with a snapshot at {@code at} must write: one per row of
+     * every table as it was at {@code at}, as {@code snapshot|table|INSERT|[keys]}.
+     */
+    static List<String> expectedSnapshot(SpannerEmulator emulator, Instant at) {
+        long micros = at.getEpochSecond() * 1_000_000L + at.getNano() / 1000;
+        List<String> out = new ArrayList<>();
+        for (io.spannercs.emulator.schema.TableDef t :
+                emulator.database().database().schema().tables()) {
+            for (List<com.google.protobuf.Value> row :
+                    emulator.database().rowsAt(t.name(), micros)) {
+                List<Object> keys = new ArrayList<>();
+                for (io.spannercs.emulator.schema.ColumnDef k : t.keyColumns()) {
+                    keys.add(keyValue(k.name(), row.get(t.indexOf(k.name()))));
+                }
+                out.add("snapshot|" + t.name() + "|INSERT|" + keys);
+            }
+        }
+        return out;
+    }
+
+    private static Object keyValue(String column, com.google.protobuf.Value v) {
+        return column.equals("OrderId") || column.equals("Id")
+                ? (Object) Long.parseLong(v.getStringValue())
+                : v.getStringValue();
     }
 
     /**
@@ -115,12 +210,7 @@ final class ChangeFiles {
                 }
                 List<Object> keys = new ArrayList<>();
                 for (int i = 0; i < c.table().keyColumns().size(); i++) {
-                    com.google.protobuf.Value v = c.key().get(i);
-                    keys.add(
-                            c.table().keyColumns().get(i).name().equals("OrderId")
-                                            || c.table().keyColumns().get(i).name().equals("Id")
-                                    ? (Object) Long.parseLong(v.getStringValue())
-                                    : v.getStringValue());
+                    keys.add(keyValue(c.table().keyColumns().get(i).name(), c.key().get(i)));
                 }
                 out.add(
                         txn.serverTransactionId()

@@ -56,8 +56,23 @@ public final class FlinkRest {
     /** {@code POST /jars/<id>/run}: runs the jar's main class there; returns the job id. */
     public String runJar(String jarId, String entryClass, List<String> args)
             throws IOException, InterruptedException {
-        String body =
-                JSON.writeValueAsString(Map.of("entryClass", entryClass, "programArgsList", args));
+        return runJar(jarId, entryClass, args, null);
+    }
+
+    /**
+     * {@code POST /jars/<id>/run} restoring a savepoint ({@code flink run -s PATH}), or none if
+     * {@code savepointPath} is null; returns the job id.
+     */
+    public String runJar(String jarId, String entryClass, List<String> args, String savepointPath)
+            throws IOException, InterruptedException {
+        Map<String, Object> request = new java.util.LinkedHashMap<>();
+        request.put("entryClass", entryClass);
+        request.put("programArgsList", args);
+        if (savepointPath != null) {
+            request.put("savepointPath", savepointPath);
+            request.put("allowNonRestoredState", false);
+        }
+        String body = JSON.writeValueAsString(request);
         return send(HttpRequest.newBuilder(URI.create(base + "/jars/" + jarId + "/run"))
                         .header("Content-Type", "application/json")
                         .POST(HttpRequest.BodyPublishers.ofString(body)))
@@ -73,6 +88,62 @@ public final class FlinkRest {
     /** {@code GET /jobs/<id>/checkpoints}: how often the job was restored from a checkpoint. */
     public long restoredCount(String jobId) throws IOException, InterruptedException {
         return get("/jobs/" + jobId + "/checkpoints").path("counts").path("restored").asLong();
+    }
+
+    /** {@code GET /jobs/<id>/checkpoints}: completed checkpoints (savepoints included). */
+    public long completedCheckpoints(String jobId) throws IOException, InterruptedException {
+        return get("/jobs/" + jobId + "/checkpoints").path("counts").path("completed").asLong();
+    }
+
+    /**
+     * {@code POST /jobs/<id>/stop} ({@code flink stop --savepointPath DIR}, without draining):
+     * takes a savepoint into {@code dir} and stops the job; waits until Flink reports the savepoint
+     * done and returns its location.
+     *
+     * @throws IOException if the savepoint failed (with Flink's cause), or did not finish within
+     *     {@code timeout}
+     */
+    public String stopWithSavepoint(String jobId, Path dir, Duration timeout)
+            throws IOException, InterruptedException {
+        String body =
+                JSON.writeValueAsString(
+                        Map.of("targetDirectory", dir.toAbsolutePath().toString(), "drain", false));
+        String trigger =
+                send(HttpRequest.newBuilder(URI.create(base + "/jobs/" + jobId + "/stop"))
+                                .header("Content-Type", "application/json")
+                                .POST(HttpRequest.BodyPublishers.ofString(body)))
+                        .get("request-id")
+                        .asText();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            JsonNode r = get("/jobs/" + jobId + "/savepoints/" + trigger);
+            if (r.path("status").path("id").asText().equals("COMPLETED")) {
+                JsonNode op = r.path("operation");
+                if (op.has("location")) {
+                    return op.get("location").asText();
+                }
+                throw new IOException("Savepoint of job " + jobId + " failed: " + op);
+            }
+            Thread.sleep(200); // polls the trigger's status
+        }
+        throw new IOException("Savepoint of job " + jobId + " not done after " + timeout);
+    }
+
+    /** {@code PATCH /jobs/<id>?mode=cancel} for every job not yet ended ({@code GET /jobs}). */
+    public void cancelRunningJobs() throws IOException, InterruptedException {
+        for (JsonNode job : get("/jobs").path("jobs")) {
+            String status = job.path("status").asText();
+            if (!List.of("FINISHED", "FAILED", "CANCELED").contains(status)) {
+                send(
+                        HttpRequest.newBuilder(
+                                        URI.create(
+                                                base
+                                                        + "/jobs/"
+                                                        + job.path("id").asText()
+                                                        + "?mode=cancel"))
+                                .method("PATCH", HttpRequest.BodyPublishers.noBody()));
+            }
+        }
     }
 
     /** {@code GET /jobs/<id>/exceptions}, for a failure message. */

@@ -28,7 +28,9 @@ class JobOptionsTest {
                                             "--tables",
                                             "/Orders[",
                                             "--unknown-values",
-                                            "ignore"
+                                            "ignore",
+                                            "--order",
+                                            "key"
                                         }))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("--instance is required")
@@ -41,7 +43,8 @@ class JobOptionsTest {
                 .hasMessageContaining("--start-timestamp 'yesterday'")
                 .hasMessageContaining("--tables")
                 .hasMessageContaining("'/Orders['")
-                .hasMessageContaining("--unknown-values must be fail or raw, got 'ignore'");
+                .hasMessageContaining("--unknown-values must be fail or raw, got 'ignore'")
+                .hasMessageContaining("--order must be source or commit, got 'key'");
     }
 
     @Test
@@ -73,7 +76,9 @@ class JobOptionsTest {
                             "--checkpoint-interval",
                             "2s",
                             "--unknown-values",
-                            "RAW"
+                            "RAW",
+                            "--order",
+                            "commit"
                         });
         assertThat(o.format).isEqualTo(JobOptions.Format.AVRO);
         assertThat(o.parallelism).isEqualTo(3);
@@ -81,6 +86,8 @@ class JobOptionsTest {
         assertThat(o.end).isAfter(o.start);
         assertThat(o.tables.isAll()).isFalse();
         assertThat(o.unknownValues).isEqualTo(UnknownValueHandling.RAW);
+        assertThat(o.order).isEqualTo(JobOptions.Order.COMMIT);
+        assertThat(parse().order).isEqualTo(JobOptions.Order.SOURCE);
     }
 
     @Test
