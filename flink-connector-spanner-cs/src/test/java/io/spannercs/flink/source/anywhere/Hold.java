@@ -33,6 +33,11 @@ abstract class Hold {
         }
     }
 
+    /** No longer in force, with its partitions or tables left held: a new lag holds them. */
+    final void forget() {
+        active = false;
+    }
+
     boolean active() {
         return active;
     }

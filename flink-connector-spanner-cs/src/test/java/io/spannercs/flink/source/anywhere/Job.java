@@ -808,16 +808,25 @@ final class Job implements AutoCloseable {
 
     // ---------------------------------------------------------------- holds
 
+    /**
+     * Puts these lags in place of the current ones; a lag that goes on (the same partition held
+     * again) is never released in between, so not a row slips through.
+     */
     private void applyHolds(List<Hold> toApply) {
-        for (Hold h : holds) {
-            h.release(scenario);
-        }
-        holds.clear();
         for (Hold h : toApply) {
             h.apply(scenario, this);
-            holds.add(h);
             note("hold " + h);
         }
+        for (Hold old : holds) {
+            boolean again = toApply.stream().anyMatch(h -> h.toString().equals(old.toString()));
+            if (again) {
+                old.forget();
+            } else {
+                old.release(scenario);
+            }
+        }
+        holds.clear();
+        holds.addAll(toApply);
     }
 
     private void evaluateHolds() {
