@@ -368,6 +368,35 @@ class SnapshotReadsTest {
     }
 
     @Test
+    void aHeldReadSendsNothingUntilReleased() throws Exception {
+        List<String> expected = readC(KeySet.all());
+        emulator.faults().holdReads("c"); // table names in any case
+        java.util.concurrent.atomic.AtomicInteger rows =
+                new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.CompletableFuture<List<String>> read =
+                java.util.concurrent.CompletableFuture.supplyAsync(
+                        () -> {
+                            List<String> got = new ArrayList<>();
+                            try (ResultSet rs =
+                                    client.singleUse()
+                                            .read("C", KeySet.all(), List.of("A", "B", "V"))) {
+                                while (rs.next()) {
+                                    rows.incrementAndGet();
+                                    got.add(Rows.text(rs.getCurrentRowAsStruct()));
+                                }
+                            }
+                            return got;
+                        });
+        Thread.sleep(300);
+        assertThat(rows).as("rows of a held read").hasValue(0);
+        assertThat(read).as("a held read does not end").isNotDone();
+        assertThat(emulator.faults().isReadHeld("C")).isTrue();
+        emulator.faults().releaseReads("C");
+        assertThat(read.get(30, TimeUnit.SECONDS)).isEqualTo(expected);
+        assertThat(emulator.faults().isReadHeld("C")).isFalse();
+    }
+
+    @Test
     void aReadResumesAfterAnInjectedFailureWithoutLossOrDuplicate() {
         List<String> expected = readC(KeySet.all());
         // UNAVAILABLE: the client resumes from the last resume token itself.

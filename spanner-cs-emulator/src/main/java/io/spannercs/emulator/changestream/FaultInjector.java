@@ -28,6 +28,7 @@ public final class FaultInjector {
     private final Map<String, StreamFailure> streamFailures = new ConcurrentHashMap<>();
     private final Map<String, Duration> latencies = new ConcurrentHashMap<>();
     private final Set<String> held = ConcurrentHashMap.newKeySet();
+    private final Set<String> heldReads = ConcurrentHashMap.newKeySet();
     private final AtomicInteger commitRejections = new AtomicInteger();
     private volatile Status.Code commitRejectionCode = Status.Code.ABORTED;
 
@@ -128,6 +129,27 @@ public final class FaultInjector {
         return null;
     }
 
+    /**
+     * Streamed reads of the table ({@link #ANY_TABLE}: of every table) send nothing, not even their
+     * end, until {@link #releaseReads}: a snapshot read lags behind everything else for as long as
+     * a test needs, whatever the machine's speed.
+     */
+    public void holdReads(String table) {
+        heldReads.add(table.toLowerCase(java.util.Locale.ROOT));
+    }
+
+    /** Held reads of the table go on from where they stopped. */
+    public void releaseReads(String table) {
+        heldReads.remove(table.toLowerCase(java.util.Locale.ROOT));
+    }
+
+    /** Whether streamed reads of the table must wait for {@link #releaseReads}. */
+    public boolean isReadHeld(String table) {
+        return table != null
+                && (heldReads.contains(table.toLowerCase(java.util.Locale.ROOT))
+                        || heldReads.contains(ANY_TABLE));
+    }
+
     /** Delay before each row of streamed reads of the table. */
     public Duration readLatencyFor(String table) {
         Duration d = readLatencies.get(table.toLowerCase(java.util.Locale.ROOT));
@@ -170,6 +192,7 @@ public final class FaultInjector {
         streamFailures.clear();
         latencies.clear();
         held.clear();
+        heldReads.clear();
         readFailures.clear();
         readLatencies.clear();
         commitRejections.set(0);

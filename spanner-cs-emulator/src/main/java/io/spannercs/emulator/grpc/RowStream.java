@@ -16,9 +16,12 @@ import java.util.concurrent.TimeUnit;
  * resume token holding the read timestamp and the rows sent so far, so the client can resume a
  * broken stream exactly where it stopped (and delivers rows at once instead of holding them back
  * until the stream ends). Honours flow control, and the read faults of the {@link FaultInjector} (a
- * failure after some rows, a delay per row).
+ * failure after some rows, a delay per row, a hold).
  */
 final class RowStream {
+    /** How often a held read (a test fault) looks whether it was released. */
+    private static final long HELD_POLL_MILLIS = 5;
+
     private final ServerCallStreamObserver<PartialResultSet> call;
     private final ResultSetMetadata metadata;
     private final List<List<Value>> rows;
@@ -78,8 +81,16 @@ final class RowStream {
     /** Sends while the transport takes more. */
     private synchronized void pump() {
         while (!done && call.isReady()) {
+            if (held()) {
+                scheduler.schedule(this::pump, HELD_POLL_MILLIS, TimeUnit.MILLISECONDS);
+                return;
+            }
             sendNext();
         }
+    }
+
+    private boolean held() {
+        return table != null && faults.isReadHeld(table);
     }
 
     /** With a per-row delay: one row, then the next after the delay. */
@@ -87,8 +98,8 @@ final class RowStream {
         if (done) {
             return;
         }
-        if (!call.isReady()) {
-            scheduler.schedule(this::sendDelayed, 5, TimeUnit.MILLISECONDS);
+        if (!call.isReady() || held()) {
+            scheduler.schedule(this::sendDelayed, HELD_POLL_MILLIS, TimeUnit.MILLISECONDS);
             return;
         }
         sendNext();
