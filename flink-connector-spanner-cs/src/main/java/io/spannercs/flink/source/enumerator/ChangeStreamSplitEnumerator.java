@@ -580,7 +580,7 @@ public final class ChangeStreamSplitEnumerator
         if (snapshot.status() != SnapshotPhase.Status.READING) {
             return;
         }
-        Set<Integer> readers = liveReaders();
+        Set<Integer> readers = assignableReaders();
         List<SnapshotSplit> unassigned = snapshot.unassigned();
         if (readers.isEmpty() || unassigned.isEmpty()) {
             return;
@@ -615,7 +615,7 @@ public final class ChangeStreamSplitEnumerator
     }
 
     private void assignReadyPartitions() {
-        Set<Integer> readers = liveReaders();
+        Set<Integer> readers = assignableReaders();
         if (readers.isEmpty() || (config.streamAfterSnapshot() && !snapshot.done())) {
             // Stream partitions never run alongside snapshot splits: a key's snapshot row must
             // come before its changes.
@@ -801,6 +801,17 @@ public final class ChangeStreamSplitEnumerator
     private Set<Integer> liveReaders() {
         Set<Integer> readers = new HashSet<>(context.registeredReaders().keySet());
         readers.removeAll(failingReaders);
+        return readers;
+    }
+
+    /**
+     * Live readers that may still get splits: not those told there are no more, which may have
+     * finished (a failover of another reader can give partitions back after that; they wait for the
+     * restarted reader, which registers anew).
+     */
+    private Set<Integer> assignableReaders() {
+        Set<Integer> readers = liveReaders();
+        readers.removeAll(signalledNoMoreSplits);
         return readers;
     }
 

@@ -288,7 +288,9 @@ final class PartitionGraph {
                                 reporter,
                                 nowMillis));
             }
-        } else if (pending != null && pending.micros() <= progressMicros) {
+        } else if (pending != null) {
+            // The split does not wait: a barrier it reaches again is reported again. (Kept, it
+            // would say the partition had emitted everything up to it: see hasReached.)
             barriers.remove(token);
         }
     }
@@ -490,7 +492,15 @@ final class PartitionGraph {
             // Pruned means finished; a token never seen may still be discovered and must wait.
             return prunedEndMicros.containsKey(source);
         }
-        return s.finished() || s.maxMoveOutMicros() >= micros || s.progressMicros() >= micros;
+        // A source waiting at a barrier of its own has emitted every record up to it (a split
+        // stops after the partition records of the barrier's timestamp): two partitions that
+        // swapped ranges at T and were restored waiting there, with their move-outs acknowledged
+        // before the checkpoint, release each other so.
+        PendingBarrier own = barriers.get(source);
+        return s.finished()
+                || s.maxMoveOutMicros() >= micros
+                || s.progressMicros() >= micros
+                || (own != null && own.micros() >= micros);
     }
 
     /**

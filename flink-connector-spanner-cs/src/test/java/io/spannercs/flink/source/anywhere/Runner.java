@@ -1,5 +1,6 @@
 package io.spannercs.flink.source.anywhere;
 
+import io.spannercs.flink.source.enumerator.SnapshotPhase;
 import io.spannercs.flink.source.reader.AnywhereProbe;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -392,7 +393,18 @@ final class Runner {
                         for (int s = 0; s < job.parallelism(); s++) {
                             all.add(s);
                         }
-                        job.failover(all, null);
+                        try {
+                            job.failover(all, null);
+                        } catch (Job.JobFailure failure) {
+                            if (!snapshotRolledBack(failure)) {
+                                throw failure;
+                            }
+                            // The enumerator fails the job (a finished snapshot no checkpoint
+                            // holds came back): Flink restarts it from its last completed
+                            // checkpoint, here none, so from the start; nothing was committed.
+                            job.close(); // its readers, enumerator and lags go
+                            return restartedFromScratch(pointSeed);
+                        }
                         job.backgroundCheckpoints = true;
                         job.runToEnd();
                         trace(m, point, job);
@@ -402,6 +414,29 @@ final class Runner {
                                 job.emissions(),
                                 job.finishedReports());
                     });
+        }
+    }
+
+    private static boolean snapshotRolledBack(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof SnapshotPhase.SnapshotRolledBackException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** A new job of the scenario run to its end: what a global restart without a checkpoint is. */
+    private List<String> restartedFromScratch(long pointSeed) {
+        try (Job again =
+                Job.fresh(scenario, scenario.parallelism(), pointSeed, scenario + " again")) {
+            again.backgroundCheckpoints = true;
+            again.runToEnd();
+            return Verifier.check(
+                    scenario,
+                    List.of(again.emissions()),
+                    again.emissions(),
+                    again.finishedReports());
         }
     }
 

@@ -408,6 +408,39 @@ class ChangeStreamSplitEnumeratorTest {
         }
     }
 
+    /**
+     * A bounded source told every reader there are no more splits; one reader finished, then the
+     * other fails and gives a partition back. The finished reader cannot take it (Flink cannot
+     * deliver splits to a finished task, so the job would never end): the restarted reader gets it
+     * (CheckpointAnywhereITCase found the job waiting for ever). Two rules keep it so: readers told
+     * there are no more splits get none, and none gets a partition that resumes below the low
+     * watermark it was told (here the source's end).
+     */
+    @Test
+    void aPartitionGivenBackAfterNoMoreSplitsWaitsForTheRestartedReader() throws Throwable {
+        long end = START + 1_000;
+        try (EnumeratorHarness h = new EnumeratorHarness(2, end, root("a"), root("b"))) {
+            h.addReaders(0, 1);
+            h.start();
+            int ra = h.owners().get("a");
+            int rb = h.owners().get("b");
+            h.report(ra, new Finished("a", end));
+            h.report(rb, new Finished("b", end));
+            assertThat(h.context.hasNoMoreSplits(ra)).isTrue();
+            assertThat(h.context.hasNoMoreSplits(rb)).isTrue();
+
+            // a's reader fails; a was assigned after its last checkpoint, so it comes back.
+            h.context.unregisterReader(ra);
+            h.enumerator.addSplitsBack(
+                    List.of(PartitionSplit.fresh("a", START, end, List.of())), ra);
+            assertThat(h.assignments()).as("assigned before the restart").hasSize(2);
+
+            h.addReaders(ra);
+            assertThat(h.assignments()).hasSize(3);
+            assertThat(h.owners()).containsEntry("a", ra);
+        }
+    }
+
     @Test
     void signalsNoMoreSplitsOnceEveryPartitionOfABoundedSourceFinished() throws Throwable {
         long end = START + 1_000;

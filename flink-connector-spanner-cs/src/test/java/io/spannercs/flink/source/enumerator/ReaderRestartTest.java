@@ -168,6 +168,47 @@ class ReaderRestartTest {
         assertThat(releases(rb)).hasSize(2).allMatch(new ReleaseBarrierEvent("b", T)::equals);
     }
 
+    /**
+     * Two partitions swap ranges at T: each reports its move-out and waits at T for the other, and
+     * is released. Every reader then restarts from a checkpoint taken while both waited, after the
+     * enumerator had acknowledged their move-outs: neither re-sends one, and the move-outs the
+     * enumerator knew are ahead of the positions restored. A partition waiting at a barrier has
+     * emitted everything up to it, so each has reached T for the other (CheckpointAnywhereITCase
+     * found both waiting for ever).
+     */
+    @Test
+    void partitionsThatSwappedRangesAndWaitAtTheSwapAreReleasedAfterARestart() throws Exception {
+        int ra = h.owners().get("a");
+        int rb = h.owners().get("b");
+        h.report(
+                ra,
+                Map.of("a", T - 1),
+                new MovedOut("a", T, List.of("b")),
+                new BarrierReached("a", T, List.of("b")));
+        h.report(
+                rb,
+                Map.of("b", T - 1),
+                new MovedOut("b", T, List.of("a")),
+                new BarrierReached("b", T, List.of("a")));
+        assertThat(releases(ra)).containsExactly(new ReleaseBarrierEvent("a", T));
+        assertThat(releases(rb)).containsExactly(new ReleaseBarrierEvent("b", T));
+        h.progress(ra, "a", T + 500); // read on after the release, then rolled back
+        h.progress(rb, "b", T + 500);
+
+        restart(ra);
+        restart(rb);
+        h.resume(ra, blockedAt("a", T, "b"));
+        h.resume(rb, blockedAt("b", T, "a"));
+
+        assertThat(releases(ra)).hasSize(2).last().isEqualTo(new ReleaseBarrierEvent("a", T));
+        assertThat(releases(rb)).hasSize(2).last().isEqualTo(new ReleaseBarrierEvent("b", T));
+    }
+
+    private static ResumedSplit blockedAt(String token, long barrier, String... sources) {
+        return new ResumedSplit(
+                token, START, List.of(), barrier - 1, barrier, List.of(sources), false);
+    }
+
     @Test
     void aFreshAssignmentResumedChangesNothing() throws Exception {
         int ra = h.owners().get("a");
