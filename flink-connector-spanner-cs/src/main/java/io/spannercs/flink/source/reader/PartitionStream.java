@@ -96,11 +96,12 @@ final class PartitionStream implements SplitStream {
     private boolean sourceEndConfirmed; // a second query reached the source's end too
     private long endMicros = Long.MIN_VALUE;
 
-    // Where the split was restored, and the sources of move-ins at that timestamp it handled
-    // without a barrier in its state (see noteReRead).
+    // Where the split was restored, and the partition records of that timestamp it had handled,
+    // read again while it waits at no barrier (see noteReRead).
     private final long restoredMicros;
     private final boolean restoredBlocked;
-    private final Set<String> restoredMoveInSources = new LinkedHashSet<>();
+    private final List<ChangeRecord> reReadAtRestore = new ArrayList<>();
+    private final Set<String> reReadIdentities = new HashSet<>();
 
     private long windowEndMicros = QueryWindows.NO_PREVIOUS;
     private ResultSet resultSet; // the running query's, to cancel it from another thread
@@ -351,8 +352,8 @@ final class PartitionStream implements SplitStream {
         if (!held.isEmpty() && r.timestampMicros() > heldMicros) {
             releaseHeld(); // their timestamp is complete
         }
-        if (!restoredMoveInSources.isEmpty() && r.timestampMicros() > restoredMicros) {
-            reimposeRestoredBarrier();
+        if (!reReadAtRestore.isEmpty() && r.timestampMicros() > restoredMicros) {
+            handOverReReadAtRestore();
         }
         if (isEndRecord(r) || (holdPartitionRecords && isPartitionRecord(r))) {
             held.add(r);
@@ -374,38 +375,59 @@ final class PartitionStream implements SplitStream {
     }
 
     /**
-     * A record read again that the split had handled before its restore. State written before a
-     * partition's end records and its end travelled as one element (and before move-ins travelled
-     * with their barrier) may hold an end emitted by an unfinished split, or a move-in handled
-     * without its barrier. Such an end still ends the partition when the query ends (else the query
-     * would start again from the end, for ever); such a move-in sets its barrier again (a barrier
-     * released before the checkpoint is released again at once by the enumerator).
+     * A record read again that the split had handled before its restore.
+     *
+     * <p>An end record: state written before a partition's end records and its end travelled as one
+     * element may hold an end emitted by an unfinished split. It still ends the partition when the
+     * query ends (else the query would start again from the end, for ever).
+     *
+     * <p>Partition records of the restored timestamp, when the split waits at no barrier: they are
+     * handed over again, as one element, before anything later (re-handling them changes no
+     * position, and their reports are idempotent). That re-establishes what only they say and what
+     * the enumerator forgets when it goes back to a restored position: the partition's move-outs at
+     * that timestamp, which a partner that swapped ranges with it waits for; and it sets the
+     * barrier of their move-ins again. Such a barrier was either released before the checkpoint
+     * (the enumerator, or this reader, releases it again at once) or never set: state written
+     * before move-ins travelled with their barrier.
      */
     private void noteReRead(ChangeRecord r) {
         if (isEndRecord(r)) {
             endSeen = true;
             endMicros = Math.max(endMicros, r.timestampMicros());
         } else if (holdPartitionRecords
-                && r instanceof PartitionEventRecord e
-                && !e.moveInSources().isEmpty()
+                && isPartitionRecord(r)
                 && !restoredBlocked
-                && e.timestampMicros() == restoredMicros
-                && fetched.micros() == restoredMicros) {
-            restoredMoveInSources.addAll(e.moveInSources());
+                && r.timestampMicros() == restoredMicros
+                && fetched.micros() == restoredMicros
+                && reReadIdentities.add(r.identity())) {
+            reReadAtRestore.add(r);
         }
     }
 
-    private void reimposeRestoredBarrier() {
-        LOG.info(
-                "{} was restored after a move-in at {} without its barrier (state of an earlier"
-                        + " version): waiting for its sources {} again",
-                describe(),
-                restoredMicros,
-                restoredMoveInSources);
-        buffer.add(
-                FetchedRecord.partitionRecords(
-                        restoredMicros, List.of(), List.copyOf(restoredMoveInSources)));
-        restoredMoveInSources.clear();
+    private void handOverReReadAtRestore() {
+        List<ChangeRecord> records = new ArrayList<>(reReadAtRestore);
+        records.sort(SEQUENCE_ORDER);
+        List<String> sources = moveInSources(records);
+        if (!sources.isEmpty()) {
+            LOG.info(
+                    "{} was restored after its move-in at {} with no barrier in its state: it"
+                            + " waits for its sources {} again",
+                    describe(),
+                    restoredMicros,
+                    sources);
+        }
+        buffer.add(FetchedRecord.partitionRecords(restoredMicros, records, sources));
+        reReadAtRestore.clear();
+    }
+
+    private static List<String> moveInSources(List<ChangeRecord> records) {
+        Set<String> sources = new LinkedHashSet<>();
+        for (ChangeRecord r : records) {
+            if (r instanceof PartitionEventRecord e) {
+                sources.addAll(e.moveInSources());
+            }
+        }
+        return List.copyOf(sources);
     }
 
     /** Partitions a record announces may be read ahead before they are assigned. */
@@ -433,16 +455,15 @@ final class PartitionStream implements SplitStream {
         if (held.isEmpty()) {
             return;
         }
-        Set<String> moveInSources = new LinkedHashSet<>();
-        if (heldMicros == restoredMicros) {
-            moveInSources.addAll(restoredMoveInSources); // see noteReRead
-            restoredMoveInSources.clear();
-        }
         List<ChangeRecord> records = takeHeld();
+        if (heldMicros == restoredMicros && !reReadAtRestore.isEmpty()) {
+            // The same timestamp as records read again after the restore: one element.
+            records.addAll(reReadAtRestore);
+            records.sort(SEQUENCE_ORDER);
+            reReadAtRestore.clear();
+        }
+        List<String> moveInSources = moveInSources(records);
         for (ChangeRecord r : records) {
-            if (r instanceof PartitionEventRecord e) {
-                moveInSources.addAll(e.moveInSources());
-            }
             if (isEndRecord(r)) {
                 endSeen = true;
                 endMicros = Math.max(endMicros, r.timestampMicros());

@@ -54,8 +54,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * merge's parents, each in all five modes. {@code -Dspannercs.anywhere.all=true} restores after
  * every element of a run, in every mode. {@code -Dspannercs.anywhere.scenarios=mutable,legacy},
  * {@code -Dspannercs.anywhere.modes=a,c}, {@code -Dspannercs.anywhere.kinds=PARTITION_END} and
- * {@code -Dspannercs.anywhere.trace=true} narrow a run down and show what each restored job did.
- * The counts of points restored per mode, partition mode and element kind are printed at the end.
+ * {@code -Dspannercs.anywhere.trace=true} narrow a run down and show what each restored job did
+ * ({@code -Dspannercs.anywhere.events=true} adds the source events to what it shows). The counts of
+ * points restored per mode, partition mode and element kind are printed at the end.
  */
 class CheckpointAnywhereITCase {
     static final boolean ALL = Boolean.getBoolean("spannercs.anywhere.all");

@@ -514,8 +514,32 @@ final class Job implements AutoCloseable {
                     }
                 }
             }
+            if (DEBUG_EVENTS
+                    && !(event instanceof io.spannercs.flink.source.event.ReaderReportsEvent r
+                            && r.resumed() == null
+                            && r.reports().isEmpty())) {
+                note("from " + slot + ": " + debug(event));
+            }
             guard(() -> enumerator.handleSourceEvent(slot.subtask, event));
         }
+    }
+
+    /** With {@code -Dspannercs.anywhere.events=true} the log of a job holds its source events. */
+    static final boolean DEBUG_EVENTS = Boolean.getBoolean("spannercs.anywhere.events");
+
+    private static String debug(Object event) {
+        if (event instanceof io.spannercs.flink.source.event.ReaderReportsEvent r) {
+            return "reports "
+                    + r.reports()
+                    + " resumed "
+                    + (r.resumed() == null ? null : r.resumed().splits())
+                    + " progress "
+                    + r.progressMicros();
+        }
+        if (event instanceof io.spannercs.flink.source.event.EnumeratorEventsEvent b) {
+            return "batch " + b.events();
+        }
+        return String.valueOf(event);
     }
 
     private void deliverToReader(Slot slot) {
@@ -536,7 +560,11 @@ final class Job implements AutoCloseable {
                 slot.reader.addSplits(splits);
                 break;
             case EVENT:
-                slot.reader.handleSourceEvents((SourceEvent) javaDeserialize(m.event()));
+                SourceEvent ev = (SourceEvent) javaDeserialize(m.event());
+                if (DEBUG_EVENTS) {
+                    note("to " + slot + ": " + debug(ev));
+                }
+                slot.reader.handleSourceEvents(ev);
                 break;
             case NO_MORE_SPLITS:
             default:
