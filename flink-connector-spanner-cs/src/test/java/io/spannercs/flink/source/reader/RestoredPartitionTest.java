@@ -216,6 +216,97 @@ class RestoredPartitionTest {
         }
     }
 
+    /**
+     * Two partitions read by one reader swap key ranges at T: each waits at T for the other, and
+     * the reader releases both, each having moved its range out. Restored from any checkpoint, each
+     * reads to the end, or waits at a barrier that is the enumerator's to release (restored
+     * waiting, or reported to it); none waits on this reader for ever. (Restored at no barrier
+     * after the swap, both once waited here for each other: their move-outs were not handled
+     * again.)
+     */
+    @Test
+    void partitionsThatSwappedRangesRestoredAfterAnyElementPassTheSwap() throws Exception {
+        emulator = emulator("MUTABLE_KEY_RANGE", 2);
+        ChangeStream cs = emulator.database().changeStream("cs");
+        List<String> tokens = cs.liveTokens();
+        assertThat(tokens).hasSize(2);
+        long start = commit(1, 2, 3, 4, 5, 6);
+        cs.churn(ChurnOp.SWAP);
+        commit(1, 2, 3, 4, 5, 6);
+        long end = lastCommit;
+        SpannerSourceConfig config = config("MUTABLE_KEY_RANGE", end);
+        List<SpannerSplit> splits = new ArrayList<>();
+        tokens.forEach(t -> splits.add(split(t, start, end)));
+
+        List<List<SpannerSplit>> checkpoints = new ArrayList<>();
+        ReaderDriver first = driver(config, splits);
+        checkpoints.add(first.checkpoint());
+        first.pollUntil(
+                () -> {
+                    try {
+                        checkpoints.add(first.checkpoint());
+                        return tokens.stream().allMatch(t -> finishedReport(first, t) != null);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                },
+                LIMIT,
+                "both partitions read to the end");
+        int changes = first.output.getEmittedRecords().size();
+        assertThat(changes).as("changes read").isEqualTo(12);
+
+        for (int i = 0; i < checkpoints.size(); i++) {
+            List<SpannerSplit> restored = checkpoints.get(i);
+            ReaderDriver again = driver(config, restored);
+            try {
+                again.pollUntil(
+                        () -> tokens.stream().allMatch(t -> doneOrAsked(again, t, restored)),
+                        LIMIT,
+                        "both partitions restored at point " + i + " " + restored);
+            } catch (AssertionError e) {
+                throw new AssertionError(e.getMessage() + "; now " + describe(again), e);
+            }
+        }
+    }
+
+    /** Finished, or waiting at a barrier that is the enumerator's to release. */
+    private static boolean doneOrAsked(ReaderDriver d, String token, List<SpannerSplit> restored) {
+        if (finishedReport(d, token) != null) {
+            return true;
+        }
+        PartitionSplit now;
+        try {
+            now = d.partition(token);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+        if (now == null || now.barrierMicros() == PartitionSplit.NO_BARRIER) {
+            return false;
+        }
+        PartitionSplit before = partitionIn(restored, token);
+        boolean restoredWaiting = before != null && before.barrierMicros() == now.barrierMicros();
+        boolean reported =
+                d.reportsSent().stream()
+                        .anyMatch(
+                                r ->
+                                        r instanceof PartitionReport.BarrierReached b
+                                                && b.token().equals(token)
+                                                && b.micros() == now.barrierMicros());
+        return restoredWaiting || reported;
+    }
+
+    private static String describe(ReaderDriver d) {
+        try {
+            return d.checkpoint()
+                    + ", sent "
+                    + d.reportsSent()
+                    + ", emitted "
+                    + d.output.getEmittedRecords().size();
+        } catch (Exception e) {
+            return e.toString();
+        }
+    }
+
     private static List<ChangeEvent> afterMoveIn(ReaderDriver d, long micros) {
         List<ChangeEvent> out = new ArrayList<>();
         for (ChangeEvent e : d.output.getEmittedRecords()) {
