@@ -6,25 +6,17 @@ import com.google.cloud.spanner.DatabaseClient;
 import com.google.cloud.spanner.Spanner;
 import io.spannercs.emulator.SpannerEmulator;
 import io.spannercs.flink.source.GroundTruth;
+import io.spannercs.flink.testing.CommittedFiles;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.stream.Stream;
-import org.apache.flink.api.common.serialization.SimpleStringEncoder;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.StateRecoveryOptions;
-import org.apache.flink.connector.file.sink.FileSink;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
-import org.apache.flink.core.fs.Path;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.functions.sink.filesystem.rollingpolicies.OnCheckpointRollingPolicy;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
@@ -80,7 +72,7 @@ class SpannerCdcSavepointITCase {
             }
             end = Instant.now();
             // The end timestamp is an option of the table: the restored job reads to it.
-            StreamExecutionEnvironment env = environment(lastSavepoint, 1);
+            StreamExecutionEnvironment env = CommittedFiles.environment(lastSavepoint, 1);
             query(env, emulator, start, end, 3);
             env.execute("phase 3");
 
@@ -104,7 +96,7 @@ class SpannerCdcSavepointITCase {
     private String runUntilStopped(
             SpannerEmulator emulator, Instant start, String savepoint, int parallelism, int phase)
             throws Exception {
-        StreamExecutionEnvironment env = environment(savepoint, parallelism);
+        StreamExecutionEnvironment env = CommittedFiles.environment(savepoint, parallelism);
         query(env, emulator, start, null, phase);
         JobClient job = env.executeAsync("phase " + phase);
         // A bound for a failure only: a loaded machine starts and restores jobs slowly.
@@ -127,17 +119,6 @@ class SpannerCdcSavepointITCase {
         return lastSavepoint;
     }
 
-    private static StreamExecutionEnvironment environment(String savepoint, int parallelism) {
-        Configuration conf = new Configuration();
-        if (savepoint != null) {
-            conf.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
-        }
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        env.setParallelism(parallelism);
-        env.enableCheckpointing(200);
-        return env;
-    }
-
     /** The same query in every phase; only its end timestamp changes in the last. */
     private void query(
             StreamExecutionEnvironment env,
@@ -157,13 +138,7 @@ class SpannerCdcSavepointITCase {
                         + with);
         tEnv.toChangelogStream(tEnv.sqlQuery("SELECT OrderId, txn, change FROM orders"))
                 .map(SpannerCdcSavepointITCase::line)
-                .sinkTo(
-                        FileSink.forRowFormat(
-                                        new Path(dir.resolve("phase-" + phase).toUri()),
-                                        new SimpleStringEncoder<String>(
-                                                StandardCharsets.UTF_8.name()))
-                                .withRollingPolicy(OnCheckpointRollingPolicy.build())
-                                .build())
+                .sinkTo(CommittedFiles.sink(dir.resolve("phase-" + phase)))
                 .uid("files");
     }
 
@@ -191,21 +166,7 @@ class SpannerCdcSavepointITCase {
         return out;
     }
 
-    /** Lines of the files the sink finished (in-progress and pending ones are hidden). */
     private List<String> lines(String name) throws IOException {
-        java.nio.file.Path root = dir.resolve(name);
-        List<String> out = new ArrayList<>();
-        if (!Files.exists(root)) {
-            return out;
-        }
-        try (Stream<java.nio.file.Path> files = Files.walk(root)) {
-            for (java.nio.file.Path f :
-                    files.filter(Files::isRegularFile)
-                            .filter(f -> !f.getFileName().toString().startsWith("."))
-                            .toList()) {
-                out.addAll(Files.readAllLines(f, StandardCharsets.UTF_8));
-            }
-        }
-        return out;
+        return CommittedFiles.lines(dir.resolve(name));
     }
 }

@@ -270,13 +270,7 @@ public final class SpannerErrors {
         if (!mentionsRelocation(e)) {
             return e;
         }
-        String message =
-                e instanceof SpannerException s
-                        ? describe(s)
-                        : withoutRelocation(e.getClass().getName())
-                                + (e.getMessage() != null
-                                        ? ": " + withoutRelocation(e.getMessage())
-                                        : "");
+        String message = messageForUsers(e);
         Throwable cause = e.getCause();
         if (e instanceof SpannerException && cause != null && isGrpcStatus(cause)) {
             cause = null; // the same code and description, read above
@@ -284,6 +278,14 @@ public final class SpannerErrors {
         SpannerCallException copy = new SpannerCallException(message, forUsers(cause));
         copy.setStackTrace(e.getStackTrace());
         return copy;
+    }
+
+    /** {@code CODE: description} for the client's exceptions, else class and message. */
+    private static String messageForUsers(Throwable e) {
+        return e instanceof SpannerException s
+                ? describe(s)
+                : withoutRelocation(e.getClass().getName())
+                        + (e.getMessage() != null ? ": " + withoutRelocation(e.getMessage()) : "");
     }
 
     /**
@@ -301,13 +303,7 @@ public final class SpannerErrors {
             copy.setStackTrace(e.getStackTrace());
             return copy;
         }
-        String message =
-                e instanceof SpannerException s
-                        ? describe(s)
-                        : withoutRelocation(e.getClass().getName())
-                                + (e.getMessage() != null
-                                        ? ": " + withoutRelocation(e.getMessage())
-                                        : "");
+        String message = messageForUsers(e);
         Throwable cause = e.getCause() == e ? null : e.getCause();
         if (e instanceof SpannerException && cause != null && isGrpcStatus(cause)) {
             cause = null; // the same code and description, read above

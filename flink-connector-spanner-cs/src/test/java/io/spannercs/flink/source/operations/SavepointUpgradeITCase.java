@@ -12,6 +12,7 @@ import io.spannercs.flink.source.EmulatorSources;
 import io.spannercs.flink.source.GroundTruth;
 import io.spannercs.flink.source.SpannerChangeStreamSource;
 import io.spannercs.flink.source.SpannerChangeStreamSourceBuilder;
+import io.spannercs.flink.testing.CommittedFiles;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -22,20 +23,14 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.RichMapFunction;
-import org.apache.flink.api.common.serialization.SimpleStringEncoder;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.connector.file.sink.FileSink;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
-import org.apache.flink.core.fs.Path;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.functions.sink.filesystem.rollingpolicies.OnCheckpointRollingPolicy;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -133,7 +128,7 @@ class SavepointUpgradeITCase {
             boolean extraOperator,
             int phase)
             throws Exception {
-        StreamExecutionEnvironment env = environment(savepoint, parallelism);
+        StreamExecutionEnvironment env = CommittedFiles.environment(savepoint, parallelism);
         build(env, builder(emulator, stream, start).build(), extraOperator, phase);
         JobClient job = env.executeAsync("phase " + phase);
         // A bound for a failure only: a loaded machine starts and restores jobs slowly.
@@ -157,20 +152,9 @@ class SavepointUpgradeITCase {
     private void runToEnd(
             SpannerEmulator emulator, String stream, Instant start, Instant end, String savepoint)
             throws Exception {
-        StreamExecutionEnvironment env = environment(savepoint, 1);
+        StreamExecutionEnvironment env = CommittedFiles.environment(savepoint, 1);
         build(env, builder(emulator, stream, start).setEndTimestamp(end).build(), true, 3);
         env.execute("phase 3");
-    }
-
-    private static StreamExecutionEnvironment environment(String savepoint, int parallelism) {
-        Configuration conf = new Configuration();
-        if (savepoint != null) {
-            conf.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
-        }
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        env.setParallelism(parallelism);
-        env.enableCheckpointing(200);
-        return env;
     }
 
     private static SpannerChangeStreamSourceBuilder<ChangeEvent> builder(
@@ -238,11 +222,7 @@ class SavepointUpgradeITCase {
     }
 
     private FileSink<String> files(String name) {
-        return FileSink.forRowFormat(
-                        new Path(dir.resolve(name).toUri()),
-                        new SimpleStringEncoder<String>(StandardCharsets.UTF_8.name()))
-                .withRollingPolicy(OnCheckpointRollingPolicy.build())
-                .build();
+        return CommittedFiles.sink(dir.resolve(name));
     }
 
     /**
@@ -274,17 +254,8 @@ class SavepointUpgradeITCase {
         return n;
     }
 
-    /** Files the sink finished (committed); in-progress and pending ones are hidden. */
     private List<java.nio.file.Path> finishedFiles(String name) throws IOException {
-        java.nio.file.Path root = dir.resolve(name);
-        if (!Files.exists(root)) {
-            return List.of();
-        }
-        try (Stream<java.nio.file.Path> files = Files.walk(root)) {
-            return files.filter(Files::isRegularFile)
-                    .filter(f -> !f.getFileName().toString().startsWith("."))
-                    .toList();
-        }
+        return CommittedFiles.finished(dir.resolve(name));
     }
 
     /** Rows whose changes are not in commit order in the files, in phase then write order. */
