@@ -25,6 +25,7 @@ import org.apache.flink.streaming.api.datastream.DataStreamUtils;
 import org.apache.flink.streaming.api.datastream.KeyedStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.ProviderContext;
 import org.apache.flink.table.connector.source.DataStreamScanProvider;
@@ -33,6 +34,8 @@ import org.apache.flink.table.connector.source.ScanTableSource;
 import org.apache.flink.table.connector.source.SourceProvider;
 import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushDown;
 import org.apache.flink.table.connector.source.abilities.SupportsReadingMetadata;
+import org.apache.flink.table.connector.source.abilities.SupportsSourceWatermark;
+import org.apache.flink.table.connector.source.abilities.SupportsWatermarkPushDown;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.LogicalType;
@@ -41,10 +44,20 @@ import org.apache.flink.util.Collector;
 /**
  * The {@code spanner-cdc} table: a {@link SpannerChangeStreamSource} filtered to one Spanner table,
  * whose changes become changelog rows of the declared (projected) columns and metadata.
+ *
+ * <p>Event time: the source's watermark, driven by the change stream's heartbeats and held at or
+ * below every change still to come, is the table's watermark ({@code WATERMARK FOR rt AS
+ * SOURCE_WATERMARK()}). Any other watermark expression is refused at planning: Flink would compute
+ * it from the rows seen, so it would stop when writes stop and run ahead of a partition that lags,
+ * whose changes windows then drop as late.
  */
 @Internal
 public final class SpannerCdcTableSource
-        implements ScanTableSource, SupportsReadingMetadata, SupportsProjectionPushDown {
+        implements ScanTableSource,
+                SupportsReadingMetadata,
+                SupportsProjectionPushDown,
+                SupportsSourceWatermark,
+                SupportsWatermarkPushDown {
 
     /** Everything but the produced columns: fixed by the factory. */
     record Settings(
@@ -239,6 +252,29 @@ public final class SpannerCdcTableSource
         metadataKeys.forEach(k -> m.add(SpannerCdcMetadata.of(k)));
         this.metadata = m;
         this.producedDataType = producedDataType;
+    }
+
+    /**
+     * Nothing to do: the source emits its heartbeat watermark whatever the query, and every
+     * operator this table adds after it (the reorder, the changelog) passes it on.
+     */
+    @Override
+    public void applySourceWatermark() {}
+
+    /** Refuses a watermark computed from the rows: it would replace the source's. */
+    @Override
+    public void applyWatermark(WatermarkStrategy<RowData> watermarkStrategy) {
+        throw new ValidationException(
+                "spanner-cdc table '"
+                        + settings.table()
+                        + "': declare the watermark as WATERMARK FOR <rowtime column> AS"
+                        + " SOURCE_WATERMARK(). A watermark expression over the rows (such as 'rt'"
+                        + " or 'rt - INTERVAL ...') would replace the change stream's heartbeat"
+                        + " watermark with one computed from the rows seen: it would stop when"
+                        + " writes stop, so windows over a quiet table never close, and run ahead"
+                        + " of a partition that lags, whose changes windows then drop as late."
+                        + " SOURCE_WATERMARK() is the source's own watermark, which heartbeats"
+                        + " advance and which stays below every change still to come.");
     }
 
     @Override
