@@ -41,10 +41,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * once (identities from the client's commit timestamps, as {@link OrdersWriter} keeps them), and
  * that the emulator did churn: the changes arrived from at least two partitions per minute written.
  *
- * <p>The writing lasts {@value #DEFAULT_MINUTES} minutes by default (about three and a half minutes
- * in all); {@code -Dspannercs.google.soak.minutes=10} makes it write for 10 minutes, e.g. {@code
- * mvn -B -o -pl flink-connector-spanner-cs -am test -Dtest=GoogleEmulatorChurnSoakITCase
- * -Dsurefire.failIfNoSpecifiedTests=false -Dspannercs.google.soak.minutes=10}.
+ * <p>The writing lasts {@value #DEFAULT_MINUTES} minute by default in {@code mvn verify} (about a
+ * minute and a half in all); {@code -Dspannercs.google.soak.minutes=10} makes it write for 10
+ * minutes, e.g. {@code mvn -B -o -pl flink-connector-spanner-cs -am test
+ * -Dtest=GoogleEmulatorChurnSoakITCase -Dsurefire.failIfNoSpecifiedTests=false
+ * -Dspannercs.google.soak.minutes=10}.
  *
  * <p>After the last write the test waits up to half the minutes written (at least 2 minutes) for
  * the changes to arrive: Google's emulator itself delivers change records later the more it holds
@@ -67,7 +68,7 @@ class GoogleEmulatorChurnSoakITCase {
     /** System property: minutes of live writes. */
     static final String MINUTES_PROPERTY = "spannercs.google.soak.minutes";
 
-    static final int DEFAULT_MINUTES = 2;
+    static final int DEFAULT_MINUTES = 1;
 
     private static final String PROJECT = GoogleGateway.PROJECT;
     private static final DatabaseId DB = DatabaseId.of(PROJECT, "soak-instance", "soak-db");
