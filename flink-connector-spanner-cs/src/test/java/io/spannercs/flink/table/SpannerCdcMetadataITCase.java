@@ -51,7 +51,7 @@ class SpannerCdcMetadataITCase {
                     + " value_capture_type STRING METADATA VIRTUAL,"
                     + " PRIMARY KEY (OrderId) NOT ENFORCED,"
                     + " rt AS CAST(commit_ts AS TIMESTAMP_LTZ(3)),"
-                    + " WATERMARK FOR rt AS rt)";
+                    + " WATERMARK FOR rt AS SOURCE_WATERMARK())";
 
     @Test
     void everyMetadataColumnMatchesTheTransaction() throws Exception {
