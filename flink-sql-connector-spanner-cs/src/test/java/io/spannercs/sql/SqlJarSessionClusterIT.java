@@ -40,6 +40,10 @@ import org.junit.jupiter.api.Timeout;
  *
  * <ul>
  *   <li>every bounded job finishes with the rows written;
+ *   <li>a last, unbounded job counts the rows in 1-second TUMBLE windows over the commit time with
+ *       {@code WATERMARK ... AS SOURCE_WATERMARK()}: nothing is written while the jobs run, so its
+ *       windows close on the change stream's heartbeats alone; it is cancelled once they have
+ *       counted every row;
  *   <li>no client thread (gRPC, grpc-gcp, the Spanner client's maintainers, the connector's query
  *       threads) is alive on the cluster once a job has ended;
  *   <li>a job whose start is older than the stream's retention fails fast, with a message that
@@ -135,10 +139,19 @@ class SqlJarSessionClusterIT {
             Map<Integer, String> results = results(output);
             String context = "driver output in " + home.resolve("driver.log").toAbsolutePath();
 
-            assertThat(results).as(context).hasSize(boundedJobs + failingJobs.size());
+            assertThat(results)
+                    .as(context)
+                    .hasSize(boundedJobs + failingJobs.size() + (jarInLib ? 0 : 1));
             for (Map.Entry<Integer, String> r : results.entrySet()) {
                 if (failingJobs.contains(r.getKey())) {
                     assertFailedClearly(r.getKey(), r.getValue());
+                } else if (r.getKey() == windowedJob()) {
+                    // Nothing is written once the jobs run: the windows closed on heartbeats.
+                    assertThat(r.getValue())
+                            .as(
+                                    "windowed job %d (rows counted by its windows); %s",
+                                    r.getKey(), context)
+                            .startsWith("ROWS " + ROWS + " ");
                 } else {
                     assertThat(r.getValue())
                             .as("job %d; %s", r.getKey(), context)
@@ -240,7 +253,42 @@ class SqlJarSessionClusterIT {
                             "  'scan.end.timestamp' = '" + end + "');",
                             "SELECT Id, Name FROM items"));
         }
+        if (!jarInLib) {
+            blocks.add(windowedJob(emulator, start));
+        }
         return String.join("\n---\n", blocks) + "\n";
+    }
+
+    /** The index of the windowed job, after the others; -1 where there is none. */
+    private int windowedJob() {
+        return jarInLib ? -1 : boundedJobs + failingJobs.size();
+    }
+
+    /**
+     * An unbounded windowed query over the rows written before the jobs started, with the source's
+     * watermark: its 1-second windows can only close on the change stream's heartbeats. The driver
+     * reads until the windows have counted every row, then cancels it.
+     */
+    private static String windowedJob(SpannerEmulator emulator, Instant start) {
+        return String.join(
+                "\n",
+                "-- until total " + ROWS,
+                "ADD JAR '" + JAR.toAbsolutePath() + "';",
+                "CREATE TABLE items (Id BIGINT, Name STRING,",
+                "  commit_ts TIMESTAMP_LTZ(6) METADATA FROM 'commit_timestamp' VIRTUAL,",
+                "  rt AS CAST(commit_ts AS TIMESTAMP_LTZ(3)),",
+                "  WATERMARK FOR rt AS SOURCE_WATERMARK()) WITH (",
+                "  'connector' = 'spanner-cdc',",
+                "  'project' = '" + emulator.projectId() + "',",
+                "  'instance' = '" + emulator.instanceId() + "',",
+                "  'database' = '" + emulator.databaseId() + "',",
+                "  'change-stream' = 'items_cs', 'table' = 'Items',",
+                "  'emulator-host' = '" + emulator.hostPort() + "',",
+                "  'heartbeat.interval' = '500ms',",
+                "  'scan.startup.mode' = 'timestamp',",
+                "  'scan.startup.timestamp' = '" + start + "');",
+                "SELECT COUNT(*) AS n FROM TABLE(TUMBLE(TABLE items, DESCRIPTOR(rt),"
+                        + " INTERVAL '1' SECOND)) GROUP BY window_start, window_end");
     }
 
     private String runDriver(StandaloneFlinkCluster cluster, Path jobs) throws Exception {

@@ -12,6 +12,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
@@ -35,6 +37,10 @@ import org.apache.flink.util.CloseableIterator;
  * without rows) or {@code JOB <i> FAILED MILLIS <t>} followed by the stack trace, then {@code JOB
  * <i> LEFTOVER <threads>}: the client threads still alive on the JobManager and TaskManagers after
  * the job, as their thread dumps name them (waiting up to 15 s for them to end).
+ *
+ * <p>A block whose first line is {@code -- until total N} is an unbounded query: its rows' first
+ * column (a count) is added up until it reaches N, then the result is closed, which cancels the
+ * job; {@code ROWS} then gives that total.
  */
 public final class SqlSessionDriver {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -47,7 +53,9 @@ public final class SqlSessionDriver {
         int restPort = Integer.parseInt(args[0]);
         String[] jobs = Files.readString(Path.of(args[1]), StandardCharsets.UTF_8).split("\n---\n");
         for (int i = 0; i < jobs.length; i++) {
-            runJob(i, restPort, statements(jobs[i]));
+            Matcher until = UNTIL_TOTAL.matcher(jobs[i].strip());
+            long total = until.lookingAt() ? Long.parseLong(until.group(1)) : -1;
+            runJob(i, restPort, statements(jobs[i]), total);
             System.out.println("JOB " + i + " LEFTOVER " + awaitNoClientThreads(restPort));
             System.out.flush();
         }
@@ -55,7 +63,13 @@ public final class SqlSessionDriver {
         System.exit(0); // Flink's client leaves non-daemon threads behind
     }
 
-    private static void runJob(int i, int restPort, List<String> statements) {
+    private static final Pattern UNTIL_TOTAL = Pattern.compile("-- until total (\\d+)\n");
+
+    /**
+     * @param untilTotal for an unbounded query, the total of its first column at which to stop; -1
+     *     to read a bounded query to its end
+     */
+    private static void runJob(int i, int restPort, List<String> statements, long untilTotal) {
         Configuration conf = new Configuration();
         conf.setString("execution.target", "remote");
         conf.setString("rest.address", "127.0.0.1");
@@ -77,13 +91,20 @@ public final class SqlSessionDriver {
             long rows = 0;
             long firstRowMillis = -1;
             try (CloseableIterator<Row> it = result.collect()) {
-                while (it.hasNext()) {
-                    it.next();
+                long total = 0;
+                while ((untilTotal < 0 || total < untilTotal) && it.hasNext()) {
+                    Row row = it.next();
                     if (rows++ == 0) {
                         firstRowMillis = (System.nanoTime() - submitted) / 1_000_000;
                     }
+                    if (untilTotal >= 0) {
+                        total += ((Number) row.getField(0)).longValue();
+                    }
                 }
-            }
+                if (untilTotal >= 0) {
+                    rows = total;
+                }
+            } // closing the result of an unbounded query cancels its job
             System.out.println(
                     "JOB "
                             + i
@@ -107,6 +128,9 @@ public final class SqlSessionDriver {
         List<String> out = new ArrayList<>();
         StringBuilder current = new StringBuilder();
         for (String line : block.strip().split("\n")) {
+            if (line.startsWith("--")) {
+                continue;
+            }
             current.append(line).append('\n');
             if (line.strip().endsWith(";")) {
                 String s = current.toString().strip();
