@@ -337,7 +337,8 @@ class SqlJarSessionClusterIT {
      * The number of Flink user-code class loaders still alive after full GCs ({@code jcmd GC.run},
      * up to 5, a second apart: a loader whose last references are cleaned up by reference
      * processing, e.g. a cleaner, goes only at a later GC); what {@code jcmd} said last is kept in
-     * {@code diagnostics-<pid>.txt}, and a heap dump in {@code leak-<pid>.hprof} if any is alive.
+     * {@code diagnostics-<pid>.txt}, and a heap dump in {@code leak-<pid>.hprof} and the threads in
+     * {@code threads-<pid>.txt} if any is alive.
      */
     private long userClassLoadersAfterFullGc(Process p) throws Exception {
         String stats = "";
@@ -364,6 +365,11 @@ class SqlJarSessionClusterIT {
             // What keeps it: open with any heap analyser, path to GC roots of
             // ChildFirstClassLoader.
             jcmd(p, "GC.heap_dump " + home.resolve("leak-" + p.pid() + ".hprof").toAbsolutePath());
+            // A thread of the job's that did not end keeps its loader: its stack says where.
+            Files.writeString(
+                    home.resolve("threads-" + p.pid() + ".txt"),
+                    jcmd(p, "Thread.print"),
+                    StandardCharsets.UTF_8);
         }
         return alive;
     }
