@@ -2,6 +2,7 @@ package io.spannercs.job;
 
 import io.spannercs.flink.source.ChangeFilter;
 import io.spannercs.flink.source.UnknownValueHandling;
+import io.spannercs.flink.source.config.SpannerSourceConfig;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -33,6 +34,9 @@ public final class JobOptions {
 
     static final Map<String, String> FLAGS = new LinkedHashMap<>();
 
+    private static final Duration MIN_HEARTBEAT = Duration.ofMillis(100);
+    private static final Duration MAX_HEARTBEAT = Duration.ofSeconds(300);
+
     static {
         FLAGS.put("project", "Google Cloud project of the database (required)");
         FLAGS.put("instance", "Spanner instance (required)");
@@ -40,6 +44,15 @@ public final class JobOptions {
         FLAGS.put("change-stream", "change stream to read (required)");
         FLAGS.put("emulator-host", "host:port of a Spanner emulator instead of Spanner");
         FLAGS.put("credentials", "service account key FILE (default: application credentials)");
+        FLAGS.put("database-role", "fine-grained access control ROLE of the queries");
+        FLAGS.put(
+                "rpc-priority",
+                "low, medium or high: request priority of the change stream queries (default:"
+                        + " Spanner's, high)");
+        FLAGS.put(
+                "heartbeat-interval",
+                "DURATION, 100ms to 300s, at which idle partitions report progress; drives"
+                        + " watermarks and the latency of --order commit (default 1s)");
         FLAGS.put(
                 "startup-mode",
                 "latest, timestamp (from --start-timestamp), initial (the tables as they are, then"
@@ -73,6 +86,14 @@ public final class JobOptions {
     final String changeStream;
     final String emulatorHost;
     final String credentials;
+    final String databaseRole;
+
+    /** Null: not set, Spanner's default. */
+    final SpannerSourceConfig.RpcPriority rpcPriority;
+
+    /** Null: not set, the source's default. */
+    final Duration heartbeatInterval;
+
     final Instant start;
     final io.spannercs.flink.source.StartupMode startupMode;
     final Instant end;
@@ -92,6 +113,12 @@ public final class JobOptions {
         output = required(v, "output", problems);
         emulatorHost = v.get("emulator-host");
         credentials = v.get("credentials");
+        databaseRole = v.get("database-role");
+        if (databaseRole != null && databaseRole.isBlank()) {
+            problems.add("--database-role needs a role name");
+        }
+        rpcPriority = rpcPriority(v.get("rpc-priority"), problems);
+        heartbeatInterval = heartbeatInterval(v.get("heartbeat-interval"), problems);
         start = instant(v, "start-timestamp", problems);
         startupMode = startupMode(v.get("startup-mode"), start, problems);
         end = instant(v, "end-timestamp", problems);
@@ -228,6 +255,38 @@ public final class JobOptions {
                                 + "'");
                 return null;
         }
+    }
+
+    private static SpannerSourceConfig.RpcPriority rpcPriority(String s, List<String> problems) {
+        if (s == null) {
+            return null;
+        }
+        try {
+            return SpannerSourceConfig.RpcPriority.valueOf(s.toUpperCase(java.util.Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            problems.add("--rpc-priority must be low, medium or high, got '" + s + "'");
+            return null;
+        }
+    }
+
+    private static Duration heartbeatInterval(String s, List<String> problems) {
+        if (s == null) {
+            return null;
+        }
+        try {
+            Duration d = TimeUtils.parseDuration(s);
+            // The range Spanner accepts for heartbeat_milliseconds, as the source checks it.
+            if (d.compareTo(MIN_HEARTBEAT) >= 0 && d.compareTo(MAX_HEARTBEAT) <= 0) {
+                return d;
+            }
+        } catch (IllegalArgumentException ignored) {
+            // reported below
+        }
+        problems.add(
+                "--heartbeat-interval must be a duration from 100ms to 300s like 1s, got '"
+                        + s
+                        + "'");
+        return null;
     }
 
     private static UnknownValueHandling unknownValues(String s, List<String> problems) {

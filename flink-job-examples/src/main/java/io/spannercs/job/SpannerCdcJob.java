@@ -263,7 +263,8 @@ public final class SpannerCdcJob {
                 .name("reorder by commit timestamp");
     }
 
-    private static <T> SpannerChangeStreamSource<T> source(
+    /** The source the flags describe. */
+    static <T> SpannerChangeStreamSource<T> source(
             JobOptions o, ChangeEventDeserializer<T> deserializer) {
         SpannerChangeStreamSourceBuilder<T> b =
                 SpannerChangeStreamSource.<T>builder()
@@ -283,6 +284,15 @@ public final class SpannerCdcJob {
         }
         if (o.credentials != null) {
             b.setCredentialsFile(o.credentials);
+        }
+        if (o.databaseRole != null) {
+            b.setDatabaseRole(o.databaseRole);
+        }
+        if (o.rpcPriority != null) {
+            b.setRpcPriority(o.rpcPriority);
+        }
+        if (o.heartbeatInterval != null) {
+            b.setHeartbeatInterval(o.heartbeatInterval);
         }
         return b.build();
     }

@@ -3,8 +3,11 @@ package io.spannercs.job;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.spannercs.flink.format.ChangeEventDeserializer;
 import io.spannercs.flink.source.StartupMode;
 import io.spannercs.flink.source.UnknownValueHandling;
+import io.spannercs.flink.source.config.SpannerSourceConfig;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 class JobOptionsTest {
@@ -30,7 +33,11 @@ class JobOptionsTest {
                                             "--unknown-values",
                                             "ignore",
                                             "--order",
-                                            "key"
+                                            "key",
+                                            "--rpc-priority",
+                                            "urgent",
+                                            "--heartbeat-interval",
+                                            "50ms"
                                         }))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("--instance is required")
@@ -44,7 +51,11 @@ class JobOptionsTest {
                 .hasMessageContaining("--tables")
                 .hasMessageContaining("'/Orders['")
                 .hasMessageContaining("--unknown-values must be fail or raw, got 'ignore'")
-                .hasMessageContaining("--order must be source or commit, got 'key'");
+                .hasMessageContaining("--order must be source or commit, got 'key'")
+                .hasMessageContaining("--rpc-priority must be low, medium or high, got 'urgent'")
+                .hasMessageContaining(
+                        "--heartbeat-interval must be a duration from 100ms to 300s like 1s, got"
+                                + " '50ms'");
     }
 
     @Test
@@ -78,7 +89,13 @@ class JobOptionsTest {
                             "--unknown-values",
                             "RAW",
                             "--order",
-                            "commit"
+                            "commit",
+                            "--rpc-priority",
+                            "LOW",
+                            "--database-role",
+                            "cdc_reader",
+                            "--heartbeat-interval",
+                            "500ms"
                         });
         assertThat(o.format).isEqualTo(JobOptions.Format.AVRO);
         assertThat(o.parallelism).isEqualTo(3);
@@ -87,7 +104,70 @@ class JobOptionsTest {
         assertThat(o.tables.isAll()).isFalse();
         assertThat(o.unknownValues).isEqualTo(UnknownValueHandling.RAW);
         assertThat(o.order).isEqualTo(JobOptions.Order.COMMIT);
-        assertThat(parse().order).isEqualTo(JobOptions.Order.SOURCE);
+        assertThat(o.rpcPriority).isEqualTo(SpannerSourceConfig.RpcPriority.LOW);
+        assertThat(o.databaseRole).isEqualTo("cdc_reader");
+        assertThat(o.heartbeatInterval).isEqualTo(Duration.ofMillis(500));
+        JobOptions defaults = parse();
+        assertThat(defaults.order).isEqualTo(JobOptions.Order.SOURCE);
+        assertThat(defaults.rpcPriority).isNull();
+        assertThat(defaults.databaseRole).isNull();
+        assertThat(defaults.heartbeatInterval).isNull();
+    }
+
+    @Test
+    void readsRpcPrioritiesInAnyCase() {
+        assertThat(parse("--rpc-priority", "low").rpcPriority)
+                .isEqualTo(SpannerSourceConfig.RpcPriority.LOW);
+        assertThat(parse("--rpc-priority=Medium").rpcPriority)
+                .isEqualTo(SpannerSourceConfig.RpcPriority.MEDIUM);
+        assertThat(parse("--rpc-priority", "HIGH").rpcPriority)
+                .isEqualTo(SpannerSourceConfig.RpcPriority.HIGH);
+        assertThatThrownBy(() -> parse("--rpc-priority", "normal"))
+                .hasMessageContaining("--rpc-priority must be low, medium or high, got 'normal'");
+        assertThatThrownBy(() -> parse("--database-role", " "))
+                .hasMessageContaining("--database-role needs a role name");
+    }
+
+    @Test
+    void heartbeatIntervalIsADurationFrom100MsTo300S() {
+        assertThat(parse("--heartbeat-interval", "100ms").heartbeatInterval)
+                .isEqualTo(Duration.ofMillis(100));
+        assertThat(parse("--heartbeat-interval", "5 min").heartbeatInterval)
+                .isEqualTo(Duration.ofSeconds(300));
+        assertThat(parse("--heartbeat-interval=2s").heartbeatInterval)
+                .isEqualTo(Duration.ofSeconds(2));
+        for (String bad : new String[] {"99ms", "301s", "0", "-1s", "often", "1 fortnight"}) {
+            assertThatThrownBy(() -> parse("--heartbeat-interval", bad))
+                    .as(bad)
+                    .hasMessageContaining(
+                            "--heartbeat-interval must be a duration from 100ms to 300s like 1s,"
+                                    + " got '"
+                                    + bad
+                                    + "'");
+        }
+    }
+
+    @Test
+    void priorityRoleAndHeartbeatReachTheSource() {
+        SpannerSourceConfig config =
+                SpannerCdcJob.source(
+                                parse(
+                                        "--rpc-priority",
+                                        "medium",
+                                        "--database-role",
+                                        "cdc_reader",
+                                        "--heartbeat-interval",
+                                        "250ms"),
+                                ChangeEventDeserializer.changeEvents())
+                        .config();
+        assertThat(config.rpcPriority()).isEqualTo(SpannerSourceConfig.RpcPriority.MEDIUM);
+        assertThat(config.databaseRole()).isEqualTo("cdc_reader");
+        assertThat(config.heartbeatInterval()).isEqualTo(Duration.ofMillis(250));
+        SpannerSourceConfig defaults =
+                SpannerCdcJob.source(parse(), ChangeEventDeserializer.changeEvents()).config();
+        assertThat(defaults.rpcPriority()).isNull();
+        assertThat(defaults.databaseRole()).isNull();
+        assertThat(defaults.heartbeatInterval()).isEqualTo(Duration.ofSeconds(1));
     }
 
     @Test

@@ -63,6 +63,10 @@ final class OptionValues {
                 options,
                 SpannerCdcOptions.SCAN_UNKNOWN_VALUES,
                 SpannerCdcOptions.UnknownValuesOption.values());
+        checkEnum(
+                options,
+                SpannerCdcOptions.RPC_PRIORITY,
+                SpannerCdcOptions.RpcPriorityOption.values());
         checkBoolean(options, SpannerCdcOptions.SCAN_REORDER);
         checkDuration(options, SpannerCdcOptions.HEARTBEAT_INTERVAL);
         checkPositiveInt(options, SpannerCdcOptions.SCAN_SNAPSHOT_CHUNK_SIZE);

@@ -9,12 +9,14 @@ import static io.spannercs.flink.table.SpannerCdcOptions.EMULATOR_HOST;
 import static io.spannercs.flink.table.SpannerCdcOptions.HEARTBEAT_INTERVAL;
 import static io.spannercs.flink.table.SpannerCdcOptions.INSTANCE;
 import static io.spannercs.flink.table.SpannerCdcOptions.PROJECT;
+import static io.spannercs.flink.table.SpannerCdcOptions.RPC_PRIORITY;
 import static io.spannercs.flink.table.SpannerCdcOptions.SCAN_END_TIMESTAMP;
 import static io.spannercs.flink.table.SpannerCdcOptions.SCAN_REORDER;
 import static io.spannercs.flink.table.SpannerCdcOptions.SCAN_STARTUP_MODE;
 import static io.spannercs.flink.table.SpannerCdcOptions.SCAN_STARTUP_TIMESTAMP;
 import static io.spannercs.flink.table.SpannerCdcOptions.TABLE;
 
+import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.table.SpannerCdcOptions.ChangelogModeOption;
 import io.spannercs.flink.table.SpannerCdcOptions.StartupMode;
 import java.time.Duration;
@@ -63,6 +65,7 @@ public final class SpannerCdcDynamicTableFactory implements DynamicTableSourceFa
                 EMULATOR_HOST,
                 CREDENTIALS_FILE,
                 DATABASE_ROLE,
+                RPC_PRIORITY,
                 SCAN_STARTUP_MODE,
                 SCAN_STARTUP_TIMESTAMP,
                 SCAN_END_TIMESTAMP,
@@ -170,6 +173,9 @@ public final class SpannerCdcDynamicTableFactory implements DynamicTableSourceFa
                         chunkSize,
                         end,
                         heartbeat,
+                        options.getOptional(RPC_PRIORITY)
+                                .map(p -> SpannerSourceConfig.RpcPriority.valueOf(p.name()))
+                                .orElse(null),
                         mode,
                         CaptureTypeSupport.keyOnlyDeletes(info.valueCaptureType()),
                         options.get(SCAN_REORDER),

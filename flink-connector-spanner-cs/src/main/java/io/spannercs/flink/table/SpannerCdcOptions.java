@@ -64,6 +64,14 @@ public final class SpannerCdcOptions {
                     .noDefaultValue()
                     .withDescription("Fine-grained access control role.");
 
+    public static final ConfigOption<RpcPriorityOption> RPC_PRIORITY =
+            ConfigOptions.key("rpc-priority")
+                    .enumType(RpcPriorityOption.class)
+                    .noDefaultValue()
+                    .withDescription(
+                            "Request priority of the change stream queries; default: Spanner's,"
+                                    + " which treats an unset priority as high.");
+
     public static final ConfigOption<StartupMode> SCAN_STARTUP_MODE =
             ConfigOptions.key("scan.startup.mode")
                     .enumType(StartupMode.class)
@@ -129,6 +137,32 @@ public final class SpannerCdcOptions {
                     .withDescription(
                             "What happens to column types newer than this connector (Spanner adds"
                                     + " types over time).");
+
+    /** Values of {@code rpc-priority}: Spanner's request priorities. */
+    @PublicEvolving
+    public enum RpcPriorityOption implements DescribedEnum {
+        LOW("low", "Lets the database's other traffic go first."),
+        MEDIUM("medium", "Between low and high."),
+        HIGH("high", "As Spanner treats requests without a priority.");
+
+        private final String value;
+        private final String description;
+
+        RpcPriorityOption(String value, String description) {
+            this.value = value;
+            this.description = description;
+        }
+
+        @Override
+        public String toString() {
+            return value;
+        }
+
+        @Override
+        public InlineElement getDescription() {
+            return TextElement.text(description);
+        }
+    }
 
     /** Values of {@code scan.unknown-values}. */
     @PublicEvolving

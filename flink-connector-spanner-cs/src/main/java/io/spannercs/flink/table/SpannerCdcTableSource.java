@@ -7,6 +7,7 @@ import io.spannercs.flink.source.ChangeFilter;
 import io.spannercs.flink.source.SpannerChangeStreamSource;
 import io.spannercs.flink.source.SpannerChangeStreamSourceBuilder;
 import io.spannercs.flink.source.UnknownValueHandling;
+import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.table.SpannerCdcOptions.ChangelogModeOption;
 import java.io.Serializable;
 import java.time.Duration;
@@ -16,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.FlatMapFunction;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -68,6 +70,7 @@ public final class SpannerCdcTableSource
             int snapshotChunkRows,
             Instant end,
             Duration heartbeatInterval,
+            SpannerSourceConfig.RpcPriority rpcPriority,
             ChangelogModeOption mode,
             boolean keyOnlyDeletes,
             boolean reorder,
@@ -219,7 +222,16 @@ public final class SpannerCdcTableSource
         if (c.databaseRole() != null) {
             builder.setDatabaseRole(c.databaseRole());
         }
+        if (settings.rpcPriority() != null) {
+            builder.setRpcPriority(settings.rpcPriority());
+        }
         return builder.build();
+    }
+
+    /** The configuration of the source this table reads, as its options made it. */
+    @VisibleForTesting
+    SpannerSourceConfig sourceConfig() {
+        return source(ChangeEventDeserializer.changeEvents()).config();
     }
 
     /** Change events to rows, after the reorder. */

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.spannercs.emulator.SpannerEmulator;
+import io.spannercs.flink.source.config.SpannerSourceConfig;
+import java.lang.reflect.Field;
+import java.lang.reflect.ParameterizedType;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -11,8 +14,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.table.api.internal.TableEnvironmentInternal;
+import org.apache.flink.table.catalog.ObjectIdentifier;
+import org.apache.flink.table.catalog.ResolvedCatalogTable;
+import org.apache.flink.table.factories.FactoryUtil;
 import org.apache.flink.util.ExceptionUtils;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -132,6 +140,28 @@ class SpannerCdcPlanningITCase {
         return tEnv.explainSql("SELECT * FROM " + name);
     }
 
+    /** The table source the factory makes of these options, as the planner asks for it. */
+    private static SpannerCdcTableSource tableSource(Map<String, String> changes) {
+        String name = "t" + tables++;
+        tEnv.executeSql("CREATE TABLE " + name + " " + ORDERS + withOptions(changes));
+        ObjectIdentifier id =
+                ObjectIdentifier.of(tEnv.getCurrentCatalog(), tEnv.getCurrentDatabase(), name);
+        ResolvedCatalogTable table =
+                ((TableEnvironmentInternal) tEnv)
+                        .getCatalogManager()
+                        .getTableOrError(id)
+                        .getResolvedTable();
+        return (SpannerCdcTableSource)
+                FactoryUtil.createDynamicTableSource(
+                        new SpannerCdcDynamicTableFactory(),
+                        id,
+                        table,
+                        Map.of(),
+                        new Configuration(),
+                        SpannerCdcPlanningITCase.class.getClassLoader(),
+                        false);
+    }
+
     private static Throwable rootCause(Throwable e) {
         Throwable root = e;
         while (root.getCause() != null && root.getCause() != root) {
@@ -177,6 +207,10 @@ class SpannerCdcPlanningITCase {
         assertRootCause(
                 Map.of("scan.reorder", "yes"), "'scan.reorder' = 'yes'", "'true' or 'false'");
         assertRootCause(
+                Map.of("rpc-priority", "urgent"),
+                "'rpc-priority' = 'urgent'",
+                "'low', 'medium' or 'high'");
+        assertRootCause(
                 Map.of("heartbeat.interval", "often"),
                 "'heartbeat.interval' = 'often'",
                 "'500 ms'",
@@ -196,15 +230,15 @@ class SpannerCdcPlanningITCase {
 
     /** Every enum, boolean and duration option of the factory, not only the ones listed above. */
     @Test
-    void everyTypedOptionNamesItselfWhenItsValueIsBad() {
+    void everyTypedOptionNamesItselfWhenItsValueIsBad() throws IllegalAccessException {
         SpannerCdcDynamicTableFactory factory = new SpannerCdcDynamicTableFactory();
         List<String> checked = new ArrayList<>();
         for (ConfigOption<?> option : factory.optionalOptions()) {
-            Object example = option.hasDefaultValue() ? option.defaultValue() : null;
-            if (example instanceof Enum<?>
-                    || example instanceof Duration
-                    || example instanceof Boolean
-                    || example instanceof Integer) {
+            Class<?> type = valueType(option);
+            if (type.isEnum()
+                    || type == Duration.class
+                    || type == Boolean.class
+                    || type == Integer.class) {
                 assertRootCause(
                         Map.of(option.key(), "bogus value"),
                         "'" + option.key() + "' = 'bogus value'",
@@ -219,7 +253,43 @@ class SpannerCdcPlanningITCase {
                         "scan.reorder",
                         "heartbeat.interval",
                         "scan.unknown-values",
-                        "scan.snapshot.chunk.size");
+                        "scan.snapshot.chunk.size",
+                        "rpc-priority");
+    }
+
+    /**
+     * The value type an option is declared with: options without a default have no value whose
+     * class could tell.
+     */
+    private static Class<?> valueType(ConfigOption<?> option) throws IllegalAccessException {
+        for (Field f : SpannerCdcOptions.class.getFields()) {
+            if (f.get(null) == option) {
+                return (Class<?>)
+                        ((ParameterizedType) f.getGenericType()).getActualTypeArguments()[0];
+            }
+        }
+        throw new AssertionError("'" + option.key() + "' is not declared in SpannerCdcOptions");
+    }
+
+    @Test
+    void priorityRoleAndHeartbeatReachTheSource() {
+        SpannerSourceConfig config =
+                tableSource(
+                                Map.of(
+                                        "rpc-priority", "low",
+                                        "database-role", "cdc_reader",
+                                        "heartbeat.interval", "250 ms"))
+                        .sourceConfig();
+        assertThat(config.rpcPriority()).isEqualTo(SpannerSourceConfig.RpcPriority.LOW);
+        assertThat(config.databaseRole()).isEqualTo("cdc_reader");
+        assertThat(config.heartbeatInterval()).isEqualTo(Duration.ofMillis(250));
+        assertThat(tableSource(Map.of("rpc-priority", "MEDIUM")).sourceConfig().rpcPriority())
+                .isEqualTo(SpannerSourceConfig.RpcPriority.MEDIUM);
+        // Unset: no priority is sent, and Spanner treats the queries as high priority.
+        SpannerSourceConfig defaults = tableSource(Map.of()).sourceConfig();
+        assertThat(defaults.rpcPriority()).isNull();
+        assertThat(defaults.databaseRole()).isNull();
+        assertThat(defaults.heartbeatInterval()).isEqualTo(Duration.ofSeconds(1));
     }
 
     @Test
