@@ -73,9 +73,13 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
                     "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
                     "--add-opens=java.base/java.util.concurrent.locks=ALL-UNNAMED");
 
+    /** The config's {@code env.java.opts.all} key: JVM options after the distribution's. */
+    private static final String JAVA_OPTS_KEY = "env.java.opts.all:";
+
     private final Path home;
     private final String classpath;
     private final int restPort;
+    private final List<String> extraJavaOpts = new ArrayList<>();
     private final List<Process> processes = new ArrayList<>();
     private int taskManagers;
 
@@ -135,6 +139,13 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
                         ""));
         StandaloneFlinkCluster cluster =
                 new StandaloneFlinkCluster(home, classpath(libJars), restPort);
+        // The distribution's scripts read this key from config.yaml; so does this cluster.
+        for (String line : extraConfig) {
+            if (line.startsWith(JAVA_OPTS_KEY)) {
+                String opts = line.substring(JAVA_OPTS_KEY.length()).trim();
+                cluster.extraJavaOpts.addAll(Arrays.asList(opts.split("\\s+")));
+            }
+        }
         cluster.start(
                 "jobmanager",
                 "GET_JM_RESOURCE_PARAMS",
@@ -187,6 +198,7 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
         List<String> cmd = new ArrayList<>();
         cmd.add(java());
         cmd.addAll(JAVA_OPTS);
+        cmd.addAll(extraJavaOpts);
         cmd.addAll(Arrays.asList(resources.get(0).trim().split("\\s+")));
         cmd.add("-Dlog.file=" + home.resolve("log/" + name + ".log").toAbsolutePath());
         cmd.add("-Dlog4j.configurationFile=file:" + conf.resolve("log4j.properties"));

@@ -122,7 +122,13 @@ class SqlJarSessionClusterIT {
                 StandaloneFlinkCluster cluster =
                         StandaloneFlinkCluster.startJobManager(
                                 home,
-                                List.of("taskmanager.numberOfTaskSlots: 2"),
+                                List.of(
+                                        "taskmanager.numberOfTaskSlots: 2",
+                                        // Flink keeps the classes it compiles for SQL operators
+                                        // in a cache of soft references (FLINK-15239), which a
+                                        // full GC clears only under memory pressure: clear them
+                                        // at every GC, so a loader still alive is a strong leak.
+                                        "env.java.opts.all: -XX:SoftRefLRUPolicyMSPerMB=0"),
                                 jarInLib ? List.of(JAR) : List.of())) {
             Instant start = Instant.now();
             write(emulator);
