@@ -82,6 +82,10 @@ class DocsCheckIT {
 
     private static final Duration BLOCK_LIMIT = Duration.ofMinutes(3);
     private static final Duration ROWS_LIMIT = Duration.ofMinutes(2);
+
+    /** The SQL client's {@code SET 'key' = 'value'}. */
+    private static final Pattern SET = Pattern.compile("(?is)SET\\s+'([^']+)'\\s*=\\s*'([^']*)'");
+
     private static final Duration STILL_RUNNING = Duration.ofSeconds(3);
 
     private static FileChannel lockFile;
@@ -259,6 +263,11 @@ class DocsCheckIT {
                         b
                                 + ": ADD JAR depends on the SQL client's directory; put it in a"
                                 + " needs-cluster block");
+            } else if (keyword.equals("SET")) {
+                // A SQL client statement: the client applies it to the session's configuration.
+                Matcher set = SET.matcher(statement.strip());
+                assertThat(set.matches()).as("%s: SET 'key' = 'value'", b).isTrue();
+                tables.getConfig().set(set.group(1), set.group(2));
             } else if (keyword.equals("SELECT") || keyword.equals("WITH")) {
                 assertThat(firstRows(tables, statement))
                         .as("%s: rows of %s within %s", b, statement, ROWS_LIMIT)
