@@ -2,14 +2,14 @@ package io.spannercs.flink.format.avro;
 
 import io.spannercs.flink.format.ChangeEvent;
 import io.spannercs.flink.format.ChangeType;
+import io.spannercs.flink.format.datastream.EventUuids;
+import io.spannercs.flink.format.datastream.ReadMethods;
 import java.io.Serializable;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
@@ -19,13 +19,16 @@ import org.apache.flink.annotation.PublicEvolving;
  * Turns a {@link ChangeEvent} into a {@link GenericRecord} of its table's schema ({@link
  * SpannerAvroSchemas}).
  *
- * <p>Fields: {@code object} is the table name; {@code read_method} is {@code spanner-cdc}; {@code
- * uuid} is a name-based UUID of server transaction id, record sequence and mod number, so reading a
- * change again (after a failure) gives the same uuid; {@code read_timestamp} is the conversion's
- * wall clock time; {@code source_timestamp} and {@code commit_timestamp} the commit timestamp;
- * {@code sort_keys} are commit timestamp (microseconds), server transaction id, record sequence and
- * mod number; {@code record_sequence} is always a string, in both partition modes; {@code
- * primary_keys} lists the key columns in table order.
+ * <p>Fields: {@code object} is the table name; {@code read_method} and {@code uuid} are those of
+ * the JSON format, from the same code ({@link ReadMethods}, {@link EventUuids}), so one change
+ * carries the same ones in both formats: {@code spanner-cdc-change-stream} ({@code
+ * spanner-backfill} for a snapshot row), and a name-based UUID of database, server transaction id,
+ * record sequence and mod number, so reading a change again (after a failure, or by another job)
+ * gives the same uuid; {@code read_timestamp} is the conversion's wall clock time; {@code
+ * source_timestamp} and {@code commit_timestamp} the commit timestamp; {@code sort_keys} are commit
+ * timestamp (microseconds), server transaction id, record sequence and mod number; {@code
+ * record_sequence} is always a string, in both partition modes; {@code primary_keys} lists the key
+ * columns in table order.
  *
  * <p>{@code payload} is the row after the change; for a DELETE, the row before it, where the stream
  * captures old values, else the key with NULL in every other column. {@code old_values}, set for
@@ -39,11 +42,11 @@ import org.apache.flink.annotation.PublicEvolving;
 public final class ChangeEventAvroConverter implements Serializable {
     private static final long serialVersionUID = 1L;
 
-    /** The value of {@code read_method}. */
-    public static final String READ_METHOD = "spanner-cdc";
+    /** The value of {@code read_method} for changes: {@link ReadMethods#CHANGE_STREAM}. */
+    public static final String READ_METHOD = ReadMethods.CHANGE_STREAM;
 
-    /** The value of {@code read_method} for snapshot rows. */
-    public static final String SNAPSHOT_READ_METHOD = "spanner-backfill";
+    /** The value of {@code read_method} for snapshot rows: {@link ReadMethods#BACKFILL}. */
+    public static final String SNAPSHOT_READ_METHOD = ReadMethods.BACKFILL;
 
     static final int MAX_SCHEMAS = 10_000;
 
@@ -103,10 +106,10 @@ public final class ChangeEventAvroConverter implements Serializable {
 
         GenericRecord r = new GenericData.Record(schema);
         r.put("stream_name", stream.streamName());
-        r.put("read_method", event.isSnapshot() ? SNAPSHOT_READ_METHOD : READ_METHOD);
+        r.put("read_method", ReadMethods.of(event));
         r.put("object", event.getTable());
         r.put("schema_key", schemaKey);
-        r.put("uuid", uuid(event));
+        r.put("uuid", EventUuids.of(stream.databasePath(), event).toString());
         r.put("read_timestamp", clock.millis());
         long commitMicros = AvroValues.micros(event.getCommitTimestamp());
         r.put("source_timestamp", Math.floorDiv(commitMicros, 1000L));
@@ -190,21 +193,6 @@ public final class ChangeEventAvroConverter implements Serializable {
             }
         }
         return keys;
-    }
-
-    /** Deterministic: the same change read twice gets the same uuid. */
-    static String uuid(ChangeEvent event) {
-        if (event.isSnapshot()) {
-            // No transaction: the row of the snapshot at its timestamp.
-            return io.spannercs.flink.format.datastream.EventUuids.of("", event).toString();
-        }
-        String name =
-                event.getServerTransactionId()
-                        + "/"
-                        + event.getRecordSequence()
-                        + "/"
-                        + event.getModNumber();
-        return UUID.nameUUIDFromBytes(name.getBytes(StandardCharsets.UTF_8)).toString();
     }
 
     private static String nullToEmpty(String s) {

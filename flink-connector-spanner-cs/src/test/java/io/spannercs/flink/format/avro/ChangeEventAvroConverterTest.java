@@ -185,7 +185,7 @@ class ChangeEventAvroConverterTest {
         GenericRecord r = converter.convert(insert(7, maxRow()));
         assertThat(r.get("stream_name"))
                 .isEqualTo("projects/p/instances/i/databases/d/changeStreams/cs");
-        assertThat(r.get("read_method")).isEqualTo("spanner-cdc");
+        assertThat(r.get("read_method")).isEqualTo("spanner-cdc-change-stream");
         assertThat(r.get("object")).isEqualTo("AllTypes");
         assertThat(r.get("schema_key")).isEqualTo(SpannerAvroSchemas.schemaKey(r.getSchema()));
         assertThat(r.get("uuid")).isEqualTo(converter.convert(insert(7, maxRow())).get("uuid"));
@@ -236,7 +236,7 @@ class ChangeEventAvroConverterTest {
                         1,
                         "NEW_ROW",
                         a.getColumnTypes());
-        assertThat(ChangeEventAvroConverter.uuid(a)).isNotEqualTo(ChangeEventAvroConverter.uuid(b));
+        assertThat(converter.convert(a).get("uuid")).isNotEqualTo(converter.convert(b).get("uuid"));
         assertThat(new ChangeEventAvroConverter(TestEvents.STREAM).convert(a).get("uuid"))
                 .isEqualTo(converter.convert(a).get("uuid"));
     }
