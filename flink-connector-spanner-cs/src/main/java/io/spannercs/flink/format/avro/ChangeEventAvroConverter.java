@@ -34,7 +34,8 @@ import org.apache.flink.annotation.PublicEvolving;
  * captures old values, else the key with NULL in every other column. {@code old_values}, set for
  * UPDATE and DELETE where the stream captures old values, is the whole row before the change:
  * Spanner reports old values of the written columns only, so an unwritten column, which kept its
- * value, shows its new value there.
+ * value, shows its new value there. A converter made with {@code includeOldValues} false leaves
+ * {@code old_values} null on every record (the payload of a DELETE is still the row before it).
  *
  * <p>Schemas are derived once per table and column set and kept (at most {@value #MAX_SCHEMAS}).
  */
@@ -53,6 +54,9 @@ public final class ChangeEventAvroConverter implements Serializable {
     private final StreamIdentity stream;
     private final Clock clock;
 
+    /** Negated so that a converter serialized before the field existed reads back as including. */
+    private final boolean omitOldValues;
+
     private transient Map<SchemaId, Derived> schemas;
 
     public ChangeEventAvroConverter(StreamIdentity stream) {
@@ -64,8 +68,19 @@ public final class ChangeEventAvroConverter implements Serializable {
      *     are)
      */
     public ChangeEventAvroConverter(StreamIdentity stream, Clock clock) {
+        this(stream, clock, true);
+    }
+
+    /**
+     * @param clock gives {@code read_timestamp}; a serializable clock (the system and fixed clocks
+     *     are)
+     * @param includeOldValues whether {@code old_values} holds the row before the change where the
+     *     stream captures it (the default), or is null on every record
+     */
+    public ChangeEventAvroConverter(StreamIdentity stream, Clock clock, boolean includeOldValues) {
         this.stream = stream;
         this.clock = clock;
+        this.omitOldValues = !includeOldValues;
     }
 
     /** The schema of the event's table and column set (derived once, then kept). */
@@ -124,7 +139,8 @@ public final class ChangeEventAvroConverter implements Serializable {
         r.put(
                 "payload",
                 row(rowSchema, event, deleted ? event.getOldValues() : event.getNewValues(), null));
-        boolean hasOld = capturesOld && event.getChangeType() != ChangeType.INSERT;
+        boolean hasOld =
+                !omitOldValues && capturesOld && event.getChangeType() != ChangeType.INSERT;
         r.put(
                 "old_values",
                 hasOld ? row(rowSchema, event, event.getOldValues(), event.getNewValues()) : null);

@@ -337,6 +337,43 @@ class ChangeEventAvroConverterTest {
     }
 
     @Test
+    void withoutOldValuesTheFieldIsNullButADeleteStillCarriesTheOldRow() {
+        ChangeEventAvroConverter omitting =
+                new ChangeEventAvroConverter(TestEvents.STREAM, Clock.systemUTC(), false);
+        Map<String, Object> oldValues = new LinkedHashMap<>();
+        oldValues.put("FIELD1", "foo");
+        GenericRecord update =
+                omitting.convert(
+                        sample(
+                                ChangeType.UPDATE,
+                                values(null, "TLV"),
+                                oldValues,
+                                "NEW_ROW_AND_OLD_VALUES"));
+        assertThat(update.get("old_values")).isNull();
+        GenericRecord delete =
+                omitting.convert(
+                        sample(
+                                ChangeType.DELETE,
+                                Map.of(),
+                                values(null, "TLV"),
+                                "OLD_AND_NEW_VALUES"));
+        assertThat(delete.get("old_values")).isNull();
+        assertThat(AvroDecoding.row((GenericRecord) delete.get("payload")))
+                .containsEntry("FIELD2", "TLV");
+        // Same schema either way: files of both settings share a schema_key.
+        assertThat(update.get("schema_key"))
+                .isEqualTo(
+                        converter
+                                .convert(
+                                        sample(
+                                                ChangeType.UPDATE,
+                                                values(null, "TLV"),
+                                                oldValues,
+                                                "NEW_ROW_AND_OLD_VALUES"))
+                                .get("schema_key"));
+    }
+
+    @Test
     void sameTableAndColumnsShareOneSchemaInstance() {
         assertThat(converter.convert(insert(1, maxRow())).getSchema())
                 .isSameAs(converter.convert(insert(2, nullRow())).getSchema());
