@@ -66,6 +66,10 @@ public final class JobOptions {
         FLAGS.put("output", "DIR for the files, one folder per table (required)");
         FLAGS.put("format", "json (Datastream events, one per line) or avro (default json)");
         FLAGS.put(
+                "old-values",
+                "include or omit: write each change's old values (old_values) where the stream"
+                        + " captures them, or leave them out (default include)");
+        FLAGS.put(
                 "order",
                 "source (each file holds a row's changes in commit order) or commit (rows keyed"
                         + " and released in commit order on the watermark, so a row's changes"
@@ -99,6 +103,10 @@ public final class JobOptions {
     final Instant end;
     final String output;
     final Format format;
+
+    /** {@code --old-values include}: events carry {@code old_values}. */
+    final boolean includeOldValues;
+
     final Order order;
     final ChangeFilter tables;
     final Integer parallelism;
@@ -128,6 +136,7 @@ public final class JobOptions {
             problems.add("--startup-mode snapshot ends with the snapshot: drop --end-timestamp");
         }
         format = format(v.getOrDefault("format", "json"), problems);
+        includeOldValues = includeOldValues(v.getOrDefault("old-values", "include"), problems);
         order = order(v.getOrDefault("order", "source"), problems);
         tables = tables(v.get("tables"), problems);
         parallelism = positiveInt(v, "parallelism", problems);
@@ -213,6 +222,18 @@ public final class JobOptions {
         } catch (IllegalArgumentException e) {
             problems.add("--format must be json or avro, got '" + s + "'");
             return null;
+        }
+    }
+
+    private static boolean includeOldValues(String s, List<String> problems) {
+        switch (s.toLowerCase(java.util.Locale.ROOT)) {
+            case "include":
+                return true;
+            case "omit":
+                return false;
+            default:
+                problems.add("--old-values must be include or omit, got '" + s + "'");
+                return true;
         }
     }
 

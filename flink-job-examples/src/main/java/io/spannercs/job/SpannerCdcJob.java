@@ -14,6 +14,7 @@ import io.spannercs.flink.source.SpannerChangeStreamSource;
 import io.spannercs.flink.source.SpannerChangeStreamSourceBuilder;
 import io.spannercs.flink.source.config.NameCheck;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
+import java.time.Clock;
 import java.util.Arrays;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -209,8 +210,10 @@ public final class SpannerCdcJob {
             StreamIdentity stream =
                     StreamIdentity.of(o.project, o.instance, o.database, o.changeStream);
             DataStream<GenericRecord> records;
+            // The converter writes old_values where the stream captures them, unless omitted.
+            ChangeEventAvroConverter converter =
+                    new ChangeEventAvroConverter(stream, Clock.systemUTC(), o.includeOldValues);
             if (o.order == JobOptions.Order.COMMIT) {
-                ChangeEventAvroConverter converter = new ChangeEventAvroConverter(stream);
                 records =
                         inCommitOrder(changeEvents(env, o, sourceName))
                                 .map(converter::convert, AnySchemaGenericRecordTypeInfo.INSTANCE)
@@ -219,7 +222,7 @@ public final class SpannerCdcJob {
             } else {
                 records =
                         env.fromSource(
-                                        source(o, AvroChangeEventDeserializer.of(stream)),
+                                        source(o, new AvroChangeEventDeserializer(converter)),
                                         WatermarkStrategy.noWatermarks(),
                                         sourceName)
                                 .uid(SOURCE_UID);
@@ -228,8 +231,10 @@ public final class SpannerCdcJob {
                     .uid(AVRO_SINK_UID)
                     .name("avro files");
         } else {
+            // Without includeOldValues the JSON events drop the old values the stream captured.
             DatastreamContext context =
                     DatastreamContext.builder(o.project, o.instance, o.database, o.changeStream)
+                            .includeOldValues(o.includeOldValues)
                             .build();
             DataStream<ChangeEvent> events = changeEvents(env, o, sourceName);
             if (o.order == JobOptions.Order.COMMIT) {

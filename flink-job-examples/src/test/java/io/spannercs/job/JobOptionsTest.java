@@ -37,7 +37,9 @@ class JobOptionsTest {
                                             "--rpc-priority",
                                             "urgent",
                                             "--heartbeat-interval",
-                                            "50ms"
+                                            "50ms",
+                                            "--old-values",
+                                            "none"
                                         }))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("--instance is required")
@@ -55,7 +57,8 @@ class JobOptionsTest {
                 .hasMessageContaining("--rpc-priority must be low, medium or high, got 'urgent'")
                 .hasMessageContaining(
                         "--heartbeat-interval must be a duration from 100ms to 300s like 1s, got"
-                                + " '50ms'");
+                                + " '50ms'")
+                .hasMessageContaining("--old-values must be include or omit, got 'none'");
     }
 
     @Test
@@ -168,6 +171,15 @@ class JobOptionsTest {
         assertThat(defaults.rpcPriority()).isNull();
         assertThat(defaults.databaseRole()).isNull();
         assertThat(defaults.heartbeatInterval()).isEqualTo(Duration.ofSeconds(1));
+    }
+
+    @Test
+    void oldValuesAreIncludedUnlessOmitted() {
+        assertThat(parse().includeOldValues).isTrue();
+        assertThat(parse("--old-values", "include").includeOldValues).isTrue();
+        assertThat(parse("--old-values=OMIT").includeOldValues).isFalse();
+        assertThatThrownBy(() -> parse("--old-values", "false"))
+                .hasMessageContaining("--old-values must be include or omit, got 'false'");
     }
 
     @Test

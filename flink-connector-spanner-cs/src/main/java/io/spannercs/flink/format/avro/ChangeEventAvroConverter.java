@@ -2,14 +2,14 @@ package io.spannercs.flink.format.avro;
 
 import io.spannercs.flink.format.ChangeEvent;
 import io.spannercs.flink.format.ChangeType;
+import io.spannercs.flink.format.datastream.EventUuids;
+import io.spannercs.flink.format.datastream.ReadMethods;
 import java.io.Serializable;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
@@ -19,19 +19,23 @@ import org.apache.flink.annotation.PublicEvolving;
  * Turns a {@link ChangeEvent} into a {@link GenericRecord} of its table's schema ({@link
  * SpannerAvroSchemas}).
  *
- * <p>Fields: {@code object} is the table name; {@code read_method} is {@code spanner-cdc}; {@code
- * uuid} is a name-based UUID of server transaction id, record sequence and mod number, so reading a
- * change again (after a failure) gives the same uuid; {@code read_timestamp} is the conversion's
- * wall clock time; {@code source_timestamp} and {@code commit_timestamp} the commit timestamp;
- * {@code sort_keys} are commit timestamp (microseconds), server transaction id, record sequence and
- * mod number; {@code record_sequence} is always a string, in both partition modes; {@code
- * primary_keys} lists the key columns in table order.
+ * <p>Fields: {@code object} is the table name; {@code read_method} and {@code uuid} are those of
+ * the JSON format, from the same code ({@link ReadMethods}, {@link EventUuids}), so one change
+ * carries the same ones in both formats: {@code spanner-cdc-change-stream} ({@code
+ * spanner-backfill} for a snapshot row), and a name-based UUID of database, server transaction id,
+ * record sequence and mod number, so reading a change again (after a failure, or by another job)
+ * gives the same uuid; {@code read_timestamp} is the conversion's wall clock time; {@code
+ * source_timestamp} and {@code commit_timestamp} the commit timestamp; {@code sort_keys} are commit
+ * timestamp (microseconds), server transaction id, record sequence and mod number; {@code
+ * record_sequence} is always a string, in both partition modes; {@code primary_keys} lists the key
+ * columns in table order.
  *
  * <p>{@code payload} is the row after the change; for a DELETE, the row before it, where the stream
  * captures old values, else the key with NULL in every other column. {@code old_values}, set for
  * UPDATE and DELETE where the stream captures old values, is the whole row before the change:
  * Spanner reports old values of the written columns only, so an unwritten column, which kept its
- * value, shows its new value there.
+ * value, shows its new value there. A converter made with {@code includeOldValues} false leaves
+ * {@code old_values} null on every record (the payload of a DELETE is still the row before it).
  *
  * <p>Schemas are derived once per table and column set and kept (at most {@value #MAX_SCHEMAS}).
  */
@@ -39,16 +43,19 @@ import org.apache.flink.annotation.PublicEvolving;
 public final class ChangeEventAvroConverter implements Serializable {
     private static final long serialVersionUID = 1L;
 
-    /** The value of {@code read_method}. */
-    public static final String READ_METHOD = "spanner-cdc";
+    /** The value of {@code read_method} for changes: {@link ReadMethods#CHANGE_STREAM}. */
+    public static final String READ_METHOD = ReadMethods.CHANGE_STREAM;
 
-    /** The value of {@code read_method} for snapshot rows. */
-    public static final String SNAPSHOT_READ_METHOD = "spanner-backfill";
+    /** The value of {@code read_method} for snapshot rows: {@link ReadMethods#BACKFILL}. */
+    public static final String SNAPSHOT_READ_METHOD = ReadMethods.BACKFILL;
 
     static final int MAX_SCHEMAS = 10_000;
 
     private final StreamIdentity stream;
     private final Clock clock;
+
+    /** Negated so that a converter serialized before the field existed reads back as including. */
+    private final boolean omitOldValues;
 
     private transient Map<SchemaId, Derived> schemas;
 
@@ -61,8 +68,19 @@ public final class ChangeEventAvroConverter implements Serializable {
      *     are)
      */
     public ChangeEventAvroConverter(StreamIdentity stream, Clock clock) {
+        this(stream, clock, true);
+    }
+
+    /**
+     * @param clock gives {@code read_timestamp}; a serializable clock (the system and fixed clocks
+     *     are)
+     * @param includeOldValues whether {@code old_values} holds the row before the change where the
+     *     stream captures it (the default), or is null on every record
+     */
+    public ChangeEventAvroConverter(StreamIdentity stream, Clock clock, boolean includeOldValues) {
         this.stream = stream;
         this.clock = clock;
+        this.omitOldValues = !includeOldValues;
     }
 
     /** The schema of the event's table and column set (derived once, then kept). */
@@ -103,10 +121,10 @@ public final class ChangeEventAvroConverter implements Serializable {
 
         GenericRecord r = new GenericData.Record(schema);
         r.put("stream_name", stream.streamName());
-        r.put("read_method", event.isSnapshot() ? SNAPSHOT_READ_METHOD : READ_METHOD);
+        r.put("read_method", ReadMethods.of(event));
         r.put("object", event.getTable());
         r.put("schema_key", schemaKey);
-        r.put("uuid", uuid(event));
+        r.put("uuid", EventUuids.of(stream.databasePath(), event).toString());
         r.put("read_timestamp", clock.millis());
         long commitMicros = AvroValues.micros(event.getCommitTimestamp());
         r.put("source_timestamp", Math.floorDiv(commitMicros, 1000L));
@@ -121,7 +139,8 @@ public final class ChangeEventAvroConverter implements Serializable {
         r.put(
                 "payload",
                 row(rowSchema, event, deleted ? event.getOldValues() : event.getNewValues(), null));
-        boolean hasOld = capturesOld && event.getChangeType() != ChangeType.INSERT;
+        boolean hasOld =
+                !omitOldValues && capturesOld && event.getChangeType() != ChangeType.INSERT;
         r.put(
                 "old_values",
                 hasOld ? row(rowSchema, event, event.getOldValues(), event.getNewValues()) : null);
@@ -190,21 +209,6 @@ public final class ChangeEventAvroConverter implements Serializable {
             }
         }
         return keys;
-    }
-
-    /** Deterministic: the same change read twice gets the same uuid. */
-    static String uuid(ChangeEvent event) {
-        if (event.isSnapshot()) {
-            // No transaction: the row of the snapshot at its timestamp.
-            return io.spannercs.flink.format.datastream.EventUuids.of("", event).toString();
-        }
-        String name =
-                event.getServerTransactionId()
-                        + "/"
-                        + event.getRecordSequence()
-                        + "/"
-                        + event.getModNumber();
-        return UUID.nameUUIDFromBytes(name.getBytes(StandardCharsets.UTF_8)).toString();
     }
 
     private static String nullToEmpty(String s) {

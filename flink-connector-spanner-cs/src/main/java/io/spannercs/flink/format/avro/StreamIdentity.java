@@ -30,6 +30,14 @@ public record StreamIdentity(
     }
 
     /**
+     * {@code projects/P/instances/I/databases/D}, which {@code uuid} is derived from (see {@link
+     * io.spannercs.flink.format.datastream.EventUuids}).
+     */
+    public String databasePath() {
+        return "projects/" + projectId + "/instances/" + instanceId + "/databases/" + databaseId;
+    }
+
+    /**
      * The identity with {@code stream_name} {@code
      * projects/P/instances/I/databases/D/changeStreams/S}.
      */

@@ -25,11 +25,11 @@ import org.apache.flink.annotation.PublicEvolving;
 public final class DatastreamContext implements Serializable {
     private static final long serialVersionUID = 1L;
 
-    /** The default {@code read_method}, following Datastream's {@code <source>-cdc-<method>}. */
-    public static final String DEFAULT_READ_METHOD = "spanner-cdc-change-stream";
+    /** The default {@code read_method} of changes: {@link ReadMethods#CHANGE_STREAM}. */
+    public static final String DEFAULT_READ_METHOD = ReadMethods.CHANGE_STREAM;
 
-    /** The {@code read_method} of snapshot rows, as Datastream names backfill. */
-    public static final String SNAPSHOT_READ_METHOD = "spanner-backfill";
+    /** The {@code read_method} of snapshot rows: {@link ReadMethods#BACKFILL}. */
+    public static final String SNAPSHOT_READ_METHOD = ReadMethods.BACKFILL;
 
     private final String projectId;
     private final String instanceId;

@@ -91,9 +91,7 @@ public final class DatastreamJsonSerializer implements Serializable {
         Map<String, String> types = typesOf(e);
         ObjectNode root = JsonValues.MAPPER.createObjectNode();
         root.put("stream_name", context.streamName());
-        root.put(
-                "read_method",
-                e.isSnapshot() ? DatastreamContext.SNAPSHOT_READ_METHOD : context.readMethod());
+        root.put("read_method", ReadMethods.of(e, context.readMethod()));
         root.put("object", e.getTable());
         root.put("schema_key", schemaKey(e, types));
         root.put("uuid", EventUuids.of(context.databasePath(), e).toString());

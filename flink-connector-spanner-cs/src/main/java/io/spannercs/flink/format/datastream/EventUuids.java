@@ -7,7 +7,8 @@ import org.apache.flink.annotation.PublicEvolving;
 /**
  * Datastream's {@code uuid}, derived from the change itself so that reading a change again (after a
  * failure, or by a second job) gives the same uuid and duplicates can be dropped by it. Datastream
- * itself draws a fresh uuid per read, which its documentation warns about.
+ * itself draws a fresh uuid per read, which its documentation warns about. Both the JSON and the
+ * Avro format take their {@code uuid} from here, so one change has one uuid in either.
  *
  * <p>The uuid is the name-based (version 3) UUID of the UTF-8 text {@code
  * "spanner-cs/<database>/<server transaction id>/<record sequence key>/<mod number>"}, where {@code

@@ -325,7 +325,7 @@ class AvroFileSinkITCase {
             assertThat(m.get("value_capture_type").toString()).isEqualTo(capture);
             assertThat(m.get("is_deleted")).isEqualTo(changeType.equals("DELETE"));
             assertThat(m.get("change_stream_name").toString()).isEqualTo("cs");
-            assertThat(r.get("read_method").toString()).isEqualTo("spanner-cdc");
+            assertThat(r.get("read_method").toString()).isEqualTo("spanner-cdc-change-stream");
             checkRow(what + " payload", payload, (GenericRecord) r.get("payload"));
             if (oldValues == null) {
                 assertThat(r.get("old_values")).as(what + " old_values").isNull();

@@ -185,7 +185,7 @@ class ChangeEventAvroConverterTest {
         GenericRecord r = converter.convert(insert(7, maxRow()));
         assertThat(r.get("stream_name"))
                 .isEqualTo("projects/p/instances/i/databases/d/changeStreams/cs");
-        assertThat(r.get("read_method")).isEqualTo("spanner-cdc");
+        assertThat(r.get("read_method")).isEqualTo("spanner-cdc-change-stream");
         assertThat(r.get("object")).isEqualTo("AllTypes");
         assertThat(r.get("schema_key")).isEqualTo(SpannerAvroSchemas.schemaKey(r.getSchema()));
         assertThat(r.get("uuid")).isEqualTo(converter.convert(insert(7, maxRow())).get("uuid"));
@@ -236,7 +236,7 @@ class ChangeEventAvroConverterTest {
                         1,
                         "NEW_ROW",
                         a.getColumnTypes());
-        assertThat(ChangeEventAvroConverter.uuid(a)).isNotEqualTo(ChangeEventAvroConverter.uuid(b));
+        assertThat(converter.convert(a).get("uuid")).isNotEqualTo(converter.convert(b).get("uuid"));
         assertThat(new ChangeEventAvroConverter(TestEvents.STREAM).convert(a).get("uuid"))
                 .isEqualTo(converter.convert(a).get("uuid"));
     }
@@ -334,6 +334,43 @@ class ChangeEventAvroConverterTest {
         key.put("FIELD2", null);
         assertThat(AvroDecoding.row((GenericRecord) keyOnly.get("payload"))).isEqualTo(key);
         assertThat(keyOnly.get("old_values")).isNull();
+    }
+
+    @Test
+    void withoutOldValuesTheFieldIsNullButADeleteStillCarriesTheOldRow() {
+        ChangeEventAvroConverter omitting =
+                new ChangeEventAvroConverter(TestEvents.STREAM, Clock.systemUTC(), false);
+        Map<String, Object> oldValues = new LinkedHashMap<>();
+        oldValues.put("FIELD1", "foo");
+        GenericRecord update =
+                omitting.convert(
+                        sample(
+                                ChangeType.UPDATE,
+                                values(null, "TLV"),
+                                oldValues,
+                                "NEW_ROW_AND_OLD_VALUES"));
+        assertThat(update.get("old_values")).isNull();
+        GenericRecord delete =
+                omitting.convert(
+                        sample(
+                                ChangeType.DELETE,
+                                Map.of(),
+                                values(null, "TLV"),
+                                "OLD_AND_NEW_VALUES"));
+        assertThat(delete.get("old_values")).isNull();
+        assertThat(AvroDecoding.row((GenericRecord) delete.get("payload")))
+                .containsEntry("FIELD2", "TLV");
+        // Same schema either way: files of both settings share a schema_key.
+        assertThat(update.get("schema_key"))
+                .isEqualTo(
+                        converter
+                                .convert(
+                                        sample(
+                                                ChangeType.UPDATE,
+                                                values(null, "TLV"),
+                                                oldValues,
+                                                "NEW_ROW_AND_OLD_VALUES"))
+                                .get("schema_key"));
     }
 
     @Test
