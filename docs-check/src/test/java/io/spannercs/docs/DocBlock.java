@@ -14,7 +14,7 @@ import java.util.stream.Stream;
 
 /**
  * A fenced code block of a Markdown page: its info string (language, then marks such as {@code
- * runnable}) and its text. See docs/README.md, "Code blocks are checked".
+ * runnable}) and its text. See docs/contributing.md, "Code blocks are checked".
  */
 record DocBlock(String file, int line, String language, List<String> words, String text) {
     /** The repository root (tests run in the module's directory). */

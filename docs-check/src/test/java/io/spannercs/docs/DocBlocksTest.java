@@ -12,8 +12,8 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every code block in docs/ is marked as docs/README.md describes, and what it names suits its
- * mark. Fast: nothing runs here ({@link DocsCheckIT} runs the blocks).
+ * Every code block in docs/ is marked as docs/contributing.md describes, and what it names suits
+ * its mark. Fast: nothing runs here ({@link DocsCheckIT} runs the blocks).
  */
 class DocBlocksTest {
     /** Names a user must replace: only in blocks marked needs-spanner. */
@@ -34,7 +34,7 @@ class DocBlocksTest {
         for (DocBlock b : blocks) {
             problems.addAll(problems(b));
         }
-        assertThat(problems).as("see docs/README.md, 'Code blocks are checked'").isEmpty();
+        assertThat(problems).as("see docs/contributing.md, 'Code blocks are checked'").isEmpty();
     }
 
     @Test

@@ -58,11 +58,11 @@ import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Runs the code blocks of docs/*.md as docs/README.md ("Code blocks are checked") describes: {@code
- * runnable} shell blocks with {@code bash -c} from the repository root, {@code runnable} SQL blocks
- * in a streaming {@link TableEnvironment}, both against the demo emulator this test starts; {@code
- * needs-cluster}, {@code needs-spanner} and {@code slow} blocks are checked without running them.
- * Runs after {@code package}: the blocks use the packaged jars.
+ * Runs the code blocks of docs/*.md as docs/contributing.md ("Code blocks are checked") describes:
+ * {@code runnable} shell blocks with {@code bash -c} from the repository root, {@code runnable} SQL
+ * blocks in a streaming {@link TableEnvironment}, both against the demo emulator this test starts;
+ * {@code needs-cluster}, {@code needs-spanner} and {@code slow} blocks are checked without running
+ * them. Runs after {@code package}: the blocks use the packaged jars.
  */
 @Timeout(value = 30, unit = TimeUnit.MINUTES)
 class DocsCheckIT {
