@@ -32,6 +32,41 @@ public final class JobOptions {
         COMMIT
     }
 
+    /** Where the changes go: files per table, or a Kafka topic per table. */
+    public enum Sink {
+        FILES,
+        KAFKA
+    }
+
+    /** The Kafka sink's delivery: transactions read with read_committed, or plain sends. */
+    public enum DeliveryGuarantee {
+        EXACTLY_ONCE,
+        AT_LEAST_ONCE
+    }
+
+    /** The default of {@code --topic}. */
+    static final String DEFAULT_TOPIC = "spanner.{database}.{table}";
+
+    /** The producer properties the job sets itself, so {@code --kafka-property} may not. */
+    static final Map<String, String> RESERVED_KAFKA_PROPERTIES =
+            Map.of(
+                    "bootstrap.servers", "use --bootstrap-servers",
+                    "transactional.id", "the sink sets it from --transactional-id-prefix",
+                    "key.serializer", "the job writes the key itself",
+                    "value.serializer", "the job writes the value itself");
+
+    /** Flags that only {@code --sink kafka} takes. */
+    private static final List<String> KAFKA_FLAGS =
+            List.of(
+                    "bootstrap-servers",
+                    "topic",
+                    "delivery-guarantee",
+                    "transactional-id-prefix",
+                    "kafka-property");
+
+    /** The only flag given more than once: its values in order. */
+    private static final String KAFKA_PROPERTY = "kafka-property";
+
     static final Map<String, String> FLAGS = new LinkedHashMap<>();
 
     private static final Duration MIN_HEARTBEAT = Duration.ofMillis(100);
@@ -63,8 +98,15 @@ public final class JobOptions {
                 "first commit time read, or the snapshot's time with initial and snapshot, RFC"
                         + " 3339 (default: now)");
         FLAGS.put("end-timestamp", "last commit time read, RFC 3339; makes the job finish");
-        FLAGS.put("output", "DIR for the files, one folder per table (required)");
-        FLAGS.put("format", "json (Datastream events, one per line) or avro (default json)");
+        FLAGS.put(
+                "sink",
+                "files (a folder per table under --output) or kafka (a topic per table; see"
+                        + " --bootstrap-servers); default files");
+        FLAGS.put("output", "DIR for the files, one folder per table (required with files)");
+        FLAGS.put(
+                "format",
+                "json (Datastream events, one per line) or avro (default json; kafka: json"
+                        + " only)");
         FLAGS.put(
                 "old-values",
                 "include or omit: write each change's old values (old_values) where the stream"
@@ -73,11 +115,33 @@ public final class JobOptions {
                 "order",
                 "source (each file holds a row's changes in commit order) or commit (rows keyed"
                         + " and released in commit order on the watermark, so a row's changes"
-                        + " reach one writer in order; default source)");
+                        + " reach one writer in order; default source; kafka: always commit)");
+        FLAGS.put("bootstrap-servers", "host:port,... of the Kafka cluster (required with kafka)");
+        FLAGS.put(
+                "topic",
+                "topic PATTERN with {database} and {table} (default "
+                        + DEFAULT_TOPIC
+                        + "); characters Kafka forbids become _");
+        FLAGS.put(
+                "delivery-guarantee",
+                "exactly-once (Kafka transactions committed on checkpoints; consumers read with"
+                        + " isolation.level=read_committed) or at-least-once; default"
+                        + " exactly-once");
+        FLAGS.put(
+                "transactional-id-prefix",
+                "prefix of the Kafka transactional ids; must be unique per job and stable across"
+                        + " restarts (default spanner-cdc.<project>.<instance>.<database>"
+                        + ".<change-stream>)");
+        FLAGS.put(
+                KAFKA_PROPERTY,
+                "KEY=VALUE for the Kafka producer, e.g. security.protocol=SASL_SSL; repeat for"
+                        + " more; values are never printed");
         FLAGS.put("tables", "table RULES, e.g. -/.*_audit,Orders(Customer Amount),/Inv.*");
         FLAGS.put("parallelism", "N source subtasks (default: the cluster's)");
         FLAGS.put(
-                "checkpoint-interval", "DURATION between checkpoints; files commit on them (10s)");
+                "checkpoint-interval",
+                "DURATION between checkpoints; files and Kafka transactions commit on them"
+                        + " (10s)");
         FLAGS.put(
                 "unknown-values",
                 "fail or raw: column or mod types newer than the job fail it, or pass as text"
@@ -107,18 +171,41 @@ public final class JobOptions {
     /** {@code --old-values include}: events carry {@code old_values}. */
     final boolean includeOldValues;
 
+    /** As given; {@link Order#COMMIT} always with {@code --sink kafka}. */
     final Order order;
+
     final ChangeFilter tables;
     final Integer parallelism;
     final Duration checkpointInterval;
     final UnknownValueHandling unknownValues;
 
-    private JobOptions(Map<String, String> v, List<String> problems) {
+    final Sink sink;
+
+    /** With {@code --sink kafka}; else null, as are the Kafka fields below. */
+    final String bootstrapServers;
+
+    final String topic;
+    final DeliveryGuarantee deliveryGuarantee;
+    final String transactionalIdPrefix;
+
+    /** {@code --kafka-property} in the order given; empty without. Values are secret. */
+    final Map<String, String> kafkaProperties;
+
+    private JobOptions(
+            Map<String, String> v, List<String> kafkaPropertyArgs, List<String> problems) {
         project = required(v, "project", problems);
         instance = required(v, "instance", problems);
         database = required(v, "database", problems);
         changeStream = required(v, "change-stream", problems);
-        output = required(v, "output", problems);
+        sink = sink(v.getOrDefault("sink", "files"), problems);
+        if (sink == Sink.KAFKA) {
+            if (v.containsKey("output")) {
+                problems.add("--output is for --sink files: drop it with --sink kafka");
+            }
+            output = null;
+        } else {
+            output = required(v, "output", problems);
+        }
         emulatorHost = v.get("emulator-host");
         credentials = v.get("credentials");
         databaseRole = v.get("database-role");
@@ -137,11 +224,47 @@ public final class JobOptions {
         }
         format = format(v.getOrDefault("format", "json"), problems);
         includeOldValues = includeOldValues(v.getOrDefault("old-values", "include"), problems);
-        order = order(v.getOrDefault("order", "source"), problems);
+        Order givenOrder = order(v.getOrDefault("order", "source"), problems);
         tables = tables(v.get("tables"), problems);
         parallelism = positiveInt(v, "parallelism", problems);
         checkpointInterval = duration(v.getOrDefault("checkpoint-interval", "10s"), problems);
         unknownValues = unknownValues(v.getOrDefault("unknown-values", "fail"), problems);
+        if (sink != Sink.KAFKA) {
+            order = givenOrder;
+            for (String flag : KAFKA_FLAGS) {
+                if (v.containsKey(flag)
+                        || (flag.equals(KAFKA_PROPERTY) && !kafkaPropertyArgs.isEmpty())) {
+                    problems.add("--" + flag + " is for --sink kafka");
+                }
+            }
+            bootstrapServers = null;
+            topic = null;
+            deliveryGuarantee = null;
+            transactionalIdPrefix = null;
+            kafkaProperties = Map.of();
+            return;
+        }
+        // Kafka gets each row's changes in commit order: a row's partition must see them so
+        // even when the row's key range moved from one source reader to another.
+        order = Order.COMMIT;
+        if (givenOrder == Order.SOURCE && v.containsKey("order")) {
+            problems.add("--sink kafka always orders each row's changes by commit: drop --order");
+        }
+        if (format == Format.AVRO) {
+            problems.add("--sink kafka writes JSON events only: drop --format avro");
+        }
+        bootstrapServers = required(v, "bootstrap-servers", problems);
+        topic = topic(v.getOrDefault("topic", DEFAULT_TOPIC), problems);
+        deliveryGuarantee =
+                deliveryGuarantee(v.getOrDefault("delivery-guarantee", "exactly-once"), problems);
+        transactionalIdPrefix =
+                v.getOrDefault(
+                        "transactional-id-prefix",
+                        String.join(".", "spanner-cdc", project, instance, database, changeStream));
+        if (transactionalIdPrefix.isBlank()) {
+            problems.add("--transactional-id-prefix needs a prefix");
+        }
+        kafkaProperties = kafkaProperties(kafkaPropertyArgs, checkpointInterval, problems);
     }
 
     /**
@@ -149,6 +272,7 @@ public final class JobOptions {
      */
     public static JobOptions parse(String[] args) {
         Map<String, String> values = new LinkedHashMap<>();
+        List<String> kafkaProperties = new ArrayList<>();
         List<String> problems = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
@@ -169,11 +293,13 @@ public final class JobOptions {
                 problems.add("unknown flag --" + name);
             } else if (value == null) {
                 problems.add("--" + name + " needs a value");
+            } else if (name.equals(KAFKA_PROPERTY)) {
+                kafkaProperties.add(value);
             } else {
                 values.put(name, value);
             }
         }
-        JobOptions options = new JobOptions(values, problems);
+        JobOptions options = new JobOptions(values, kafkaProperties, problems);
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException(
                     "Invalid flags: " + String.join("; ", problems) + ". See --help.");
@@ -185,8 +311,9 @@ public final class JobOptions {
     public static String usage() {
         StringBuilder sb =
                 new StringBuilder(
-                        "Reads a Spanner change stream and writes Datastream-style files per"
-                                + " table, exactly once.\n\nWithout --project it runs the demo: an"
+                        "Reads a Spanner change stream and writes Datastream-style events, a"
+                                + " folder of files or a Kafka topic per table, exactly once.\n\n"
+                                + "Without --project it runs the demo: an"
                                 + " embedded emulator with a live workload and partition churn, the"
                                 + " job in a local Flink, progress every 2 s (demo flags: --duration"
                                 + " DURATION, --output DIR).\n\nFlags:\n");
@@ -235,6 +362,101 @@ public final class JobOptions {
                 problems.add("--old-values must be include or omit, got '" + s + "'");
                 return true;
         }
+    }
+
+    private static Sink sink(String s, List<String> problems) {
+        try {
+            return Sink.valueOf(s.toUpperCase(java.util.Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            problems.add("--sink must be files or kafka, got '" + s + "'");
+            return null;
+        }
+    }
+
+    private static DeliveryGuarantee deliveryGuarantee(String s, List<String> problems) {
+        try {
+            return DeliveryGuarantee.valueOf(
+                    s.toUpperCase(java.util.Locale.ROOT).replace('-', '_'));
+        } catch (IllegalArgumentException e) {
+            problems.add(
+                    "--delivery-guarantee must be exactly-once or at-least-once, got '" + s + "'");
+            return null;
+        }
+    }
+
+    /**
+     * Checks the pattern's own text: its placeholders, and that what is not a placeholder is a
+     * legal topic name part (the values put in are made legal where they are put in).
+     */
+    private static String topic(String pattern, List<String> problems) {
+        String rest = pattern.replace("{database}", "").replace("{table}", "");
+        if (!pattern.contains("{table}")) {
+            problems.add(
+                    "--topic '" + pattern + "' needs {table}: the job writes a topic per table");
+        } else if (rest.contains("{") || rest.contains("}")) {
+            problems.add(
+                    "--topic '"
+                            + pattern
+                            + "' has an unknown placeholder: only {database} and {table}");
+        } else if (!DatastreamJsonKafka.isLegal(rest)) {
+            problems.add(
+                    "--topic '"
+                            + pattern
+                            + "' has characters Kafka forbids in topic names: use letters,"
+                            + " digits, '.', '_' and '-'");
+        } else {
+            return pattern;
+        }
+        return null;
+    }
+
+    /**
+     * {@code KEY=VALUE} pairs. Problems name the key, never the value, which may be a password; a
+     * pair without '=' is not echoed at all.
+     */
+    private static Map<String, String> kafkaProperties(
+            List<String> pairs, Duration checkpointInterval, List<String> problems) {
+        Map<String, String> properties = new LinkedHashMap<>();
+        for (int i = 0; i < pairs.size(); i++) {
+            String pair = pairs.get(i);
+            int eq = pair.indexOf('=');
+            String key = eq < 0 ? "" : pair.substring(0, eq).trim();
+            if (key.isEmpty()) {
+                problems.add(
+                        "--kafka-property number "
+                                + (i + 1)
+                                + " must be KEY=VALUE (not printed: it may hold a secret)");
+            } else if (RESERVED_KAFKA_PROPERTIES.containsKey(key)) {
+                problems.add(
+                        "--kafka-property "
+                                + key
+                                + " is set by the job: "
+                                + RESERVED_KAFKA_PROPERTIES.get(key));
+            } else if (properties.containsKey(key)) {
+                problems.add("--kafka-property " + key + " is given twice");
+            } else {
+                properties.put(key, pair.substring(eq + 1));
+            }
+        }
+        String timeout = properties.get(DatastreamJsonKafka.TRANSACTION_TIMEOUT);
+        if (timeout != null && checkpointInterval != null) {
+            long ms;
+            try {
+                ms = Long.parseLong(timeout.trim());
+            } catch (NumberFormatException e) {
+                ms = -1;
+            }
+            if (ms <= checkpointInterval.toMillis()) {
+                problems.add(
+                        "--kafka-property "
+                                + DatastreamJsonKafka.TRANSACTION_TIMEOUT
+                                + " must be milliseconds, longer than --checkpoint-interval ("
+                                + checkpointInterval.toMillis()
+                                + " ms): a transaction stays open from one checkpoint to the"
+                                + " next");
+            }
+        }
+        return java.util.Collections.unmodifiableMap(properties);
     }
 
     private static Order order(String s, List<String> problems) {

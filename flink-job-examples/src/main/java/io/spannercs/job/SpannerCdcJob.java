@@ -25,8 +25,9 @@ import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
- * The change-data-capture job: a Spanner change stream into files per table, exactly once (files
- * are committed on checkpoints). Run with {@code --help} for the flags.
+ * The change-data-capture job: a Spanner change stream into files per table, or a Kafka topic per
+ * table, exactly once (files and Kafka transactions are committed on checkpoints). Run with {@code
+ * --help} for the flags.
  */
 public final class SpannerCdcJob {
     private SpannerCdcJob() {}
@@ -56,7 +57,13 @@ public final class SpannerCdcJob {
         }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         attach(env, options);
-        env.execute("Spanner change stream " + options.changeStream + " to " + options.output);
+        env.execute(
+                "Spanner change stream "
+                        + options.changeStream
+                        + " to "
+                        + (options.sink == JobOptions.Sink.KAFKA
+                                ? "Kafka topics " + options.topic
+                                : options.output));
     }
 
     /** How long the check of the names before submitting waits for Spanner. */
@@ -198,14 +205,29 @@ public final class SpannerCdcJob {
     /** The Avro file sink's writer (its committer: "Sink Committer: spanner-cdc-avro-files"). */
     public static final String AVRO_SINK_UID = "spanner-cdc-avro-files";
 
-    /** Adds the source and the file sink to the environment, and configures checkpointing. */
+    /**
+     * The Kafka sink's writer ({@code --sink kafka}; its committer: "Sink Committer:
+     * spanner-cdc-kafka"): its state names the transactions to commit or abort on a restore.
+     */
+    public static final String KAFKA_SINK_UID = "spanner-cdc-kafka";
+
+    /** Adds the source and the sink to the environment, and configures checkpointing. */
     public static void attach(StreamExecutionEnvironment env, JobOptions o) {
         env.enableCheckpointing(o.checkpointInterval.toMillis(), CheckpointingMode.EXACTLY_ONCE);
         if (o.parallelism != null) {
             env.setParallelism(o.parallelism);
         }
-        Path out = new Path(o.output);
         String sourceName = "spanner " + o.changeStream;
+        if (o.sink == JobOptions.Sink.KAFKA) {
+            // Always in commit order: the source's readers send concurrently, so a row whose key
+            // range moved between readers would otherwise reach its partition out of order.
+            inCommitOrder(changeEvents(env, o, sourceName))
+                    .sinkTo(DatastreamJsonKafka.sink(o, datastreamContext(o)))
+                    .uid(KAFKA_SINK_UID)
+                    .name("kafka");
+            return;
+        }
+        Path out = new Path(o.output);
         if (o.format == JobOptions.Format.AVRO) {
             StreamIdentity stream =
                     StreamIdentity.of(o.project, o.instance, o.database, o.changeStream);
@@ -231,11 +253,7 @@ public final class SpannerCdcJob {
                     .uid(AVRO_SINK_UID)
                     .name("avro files");
         } else {
-            // Without includeOldValues the JSON events drop the old values the stream captured.
-            DatastreamContext context =
-                    DatastreamContext.builder(o.project, o.instance, o.database, o.changeStream)
-                            .includeOldValues(o.includeOldValues)
-                            .build();
+            DatastreamContext context = datastreamContext(o);
             DataStream<ChangeEvent> events = changeEvents(env, o, sourceName);
             if (o.order == JobOptions.Order.COMMIT) {
                 events = inCommitOrder(events);
@@ -244,6 +262,14 @@ public final class SpannerCdcJob {
                     .uid(JSON_SINK_UID)
                     .name("json files");
         }
+    }
+
+    /** The Datastream JSON events' context: where they come from. */
+    /** The JSON events' context: without includeOldValues they drop the captured old values. */
+    private static DatastreamContext datastreamContext(JobOptions o) {
+        return DatastreamContext.builder(o.project, o.instance, o.database, o.changeStream)
+                .includeOldValues(o.includeOldValues)
+                .build();
     }
 
     /** The source, as {@link ChangeEvent}s. */
@@ -258,8 +284,8 @@ public final class SpannerCdcJob {
 
     /**
      * Keys the changes by row and releases each row's changes in commit order on the source's
-     * watermark, so every row's changes reach one file writer in commit order. A late change (none
-     * comes from the source's watermarks) fails the job rather than leave the files.
+     * watermark, so every row's changes reach one writer in commit order. A late change (none comes
+     * from the source's watermarks) fails the job rather than write it out of order.
      */
     private static SingleOutputStreamOperator<ChangeEvent> inCommitOrder(
             DataStream<ChangeEvent> events) {

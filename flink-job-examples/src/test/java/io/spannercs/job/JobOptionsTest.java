@@ -226,6 +226,212 @@ class JobOptionsTest {
     }
 
     @Test
+    void kafkaHasDefaultsForAllButTheBrokers() {
+        JobOptions o = kafka();
+        assertThat(o.sink).isEqualTo(JobOptions.Sink.KAFKA);
+        assertThat(o.output).isNull();
+        assertThat(o.bootstrapServers).isEqualTo("127.0.0.1:9092");
+        assertThat(o.topic).isEqualTo("spanner.{database}.{table}");
+        assertThat(o.deliveryGuarantee).isEqualTo(JobOptions.DeliveryGuarantee.EXACTLY_ONCE);
+        assertThat(o.transactionalIdPrefix).isEqualTo("spanner-cdc.p.i.d.cs");
+        assertThat(o.order).as("always reordered").isEqualTo(JobOptions.Order.COMMIT);
+        assertThat(o.kafkaProperties).isEmpty();
+        assertThat(o.checkpointInterval).hasSeconds(10);
+        assertThat(parse().sink).isEqualTo(JobOptions.Sink.FILES);
+        assertThat(parse().bootstrapServers).isNull();
+
+        JobOptions given =
+                kafka(
+                        "--topic",
+                        "cdc-{table}",
+                        "--delivery-guarantee",
+                        "AT-LEAST-ONCE",
+                        "--transactional-id-prefix",
+                        "orders-job",
+                        "--kafka-property",
+                        "security.protocol=SASL_SSL",
+                        "--kafka-property=sasl.jaas.config=Module required password=\"x=y\";",
+                        "--order",
+                        "commit");
+        assertThat(given.topic).isEqualTo("cdc-{table}");
+        assertThat(given.deliveryGuarantee).isEqualTo(JobOptions.DeliveryGuarantee.AT_LEAST_ONCE);
+        assertThat(given.transactionalIdPrefix).isEqualTo("orders-job");
+        assertThat(given.kafkaProperties)
+                .containsExactly(
+                        java.util.Map.entry("security.protocol", "SASL_SSL"),
+                        java.util.Map.entry(
+                                "sasl.jaas.config", "Module required password=\"x=y\";"));
+    }
+
+    @Test
+    void kafkaFlagsAreCheckedNamingTheFlag() {
+        assertThatThrownBy(
+                        () ->
+                                JobOptions.parse(
+                                        new String[] {
+                                            "--project", "p",
+                                            "--instance", "i",
+                                            "--database", "d",
+                                            "--change-stream", "cs",
+                                            "--sink", "kafka",
+                                            "--output", "/tmp/out",
+                                            "--format", "avro",
+                                            "--order", "source",
+                                            "--delivery-guarantee", "twice",
+                                            "--topic", "cdc.{schema}.{table}"
+                                        }))
+                .hasMessageContaining("--bootstrap-servers is required")
+                .hasMessageContaining("--output is for --sink files: drop it with --sink kafka")
+                .hasMessageContaining("--sink kafka writes JSON events only: drop --format avro")
+                .hasMessageContaining("--sink kafka always orders each row's changes by commit")
+                .hasMessageContaining(
+                        "--delivery-guarantee must be exactly-once or at-least-once, got 'twice'")
+                .hasMessageContaining("--topic 'cdc.{schema}.{table}' has an unknown placeholder");
+        assertThatThrownBy(() -> parse("--sink", "pubsub"))
+                .hasMessageContaining("--sink must be files or kafka, got 'pubsub'");
+        assertThatThrownBy(() -> kafka("--topic", "spanner.{database}"))
+                .hasMessageContaining("--topic 'spanner.{database}' needs {table}");
+        assertThatThrownBy(() -> kafka("--topic", "cdc/{table}"))
+                .hasMessageContaining(
+                        "--topic 'cdc/{table}' has characters Kafka forbids in topic names");
+        assertThatThrownBy(() -> kafka("--transactional-id-prefix", " "))
+                .hasMessageContaining("--transactional-id-prefix needs a prefix");
+        assertThatThrownBy(
+                        () ->
+                                parse(
+                                        "--bootstrap-servers",
+                                        "h:9092",
+                                        "--topic",
+                                        "t.{table}",
+                                        "--kafka-property",
+                                        "acks=all"))
+                .hasMessageContaining("--bootstrap-servers is for --sink kafka")
+                .hasMessageContaining("--topic is for --sink kafka")
+                .hasMessageContaining("--kafka-property is for --sink kafka");
+    }
+
+    /** Values of --kafka-property may be passwords: no problem prints one. */
+    @Test
+    void kafkaPropertyProblemsNameTheKeyNeverTheValue() {
+        String secret = "hunter2-secret";
+        assertThatThrownBy(
+                        () ->
+                                kafka(
+                                        "--kafka-property",
+                                        "sasl.password " + secret,
+                                        "--kafka-property",
+                                        "=" + secret,
+                                        "--kafka-property",
+                                        "bootstrap.servers=" + secret,
+                                        "--kafka-property",
+                                        "transactional.id=" + secret,
+                                        "--kafka-property",
+                                        "ssl.key.password=" + secret,
+                                        "--kafka-property",
+                                        "ssl.key.password=" + secret + "2",
+                                        "--kafka-property",
+                                        "transaction.timeout.ms=" + secret))
+                .hasMessageContaining(
+                        "--kafka-property number 1 must be KEY=VALUE (not printed: it may hold a"
+                                + " secret)")
+                .hasMessageContaining("--kafka-property number 2 must be KEY=VALUE")
+                .hasMessageContaining(
+                        "--kafka-property bootstrap.servers is set by the job: use"
+                                + " --bootstrap-servers")
+                .hasMessageContaining("--kafka-property transactional.id is set by the job")
+                .hasMessageContaining("--kafka-property ssl.key.password is given twice")
+                .hasMessageContaining(
+                        "--kafka-property transaction.timeout.ms must be milliseconds, longer"
+                                + " than --checkpoint-interval (10000 ms)")
+                .message()
+                .doesNotContain(secret);
+        assertThatThrownBy(
+                        () ->
+                                kafka(
+                                        "--checkpoint-interval",
+                                        "1min",
+                                        "--kafka-property",
+                                        "transaction.timeout.ms=60000"))
+                .hasMessageContaining("longer than --checkpoint-interval (60000 ms)");
+        assertThat(kafka("--kafka-property", "transaction.timeout.ms=60001").kafkaProperties)
+                .containsEntry("transaction.timeout.ms", "60001");
+    }
+
+    /** The sink gets the brokers, the guarantee's settings and every property, the user's last. */
+    @Test
+    void kafkaSettingsReachTheProducer() throws Exception {
+        java.util.Properties eo =
+                producerConfig(
+                        kafka(
+                                "--kafka-property",
+                                "security.protocol=SASL_SSL",
+                                "--kafka-property",
+                                "linger.ms=5"));
+        assertThat(eo)
+                .containsEntry("bootstrap.servers", "127.0.0.1:9092")
+                .containsEntry("transaction.timeout.ms", "900000")
+                .containsEntry("security.protocol", "SASL_SSL")
+                .containsEntry("linger.ms", "5");
+        assertThat(
+                        producerConfig(kafka("--kafka-property", "transaction.timeout.ms=120000"))
+                                .get("transaction.timeout.ms"))
+                .isEqualTo("120000");
+        assertThat(producerConfig(kafka("--delivery-guarantee", "at-least-once")))
+                .doesNotContainKey("transactional.id");
+    }
+
+    @Test
+    void topicNamesReplaceWhatKafkaForbids() {
+        assertThat(DatastreamJsonKafka.topic("spanner.{database}.{table}", "orders-db", "Lines"))
+                .isEqualTo("spanner.orders-db.Lines");
+        assertThat(DatastreamJsonKafka.topic("cdc_{table}", "d", "sales.Orders"))
+                .isEqualTo("cdc_sales.Orders");
+        assertThat(DatastreamJsonKafka.topic("{database}-{table}", "d b", "Tä/b{le}"))
+                .isEqualTo("d_b-T__b_le_");
+        assertThatThrownBy(() -> DatastreamJsonKafka.topic("{table}", "d", "T".repeat(250)))
+                .hasMessageContaining("more than Kafka's 249: shorten --topic '{table}'");
+    }
+
+    private static java.util.Properties producerConfig(JobOptions o) throws Exception {
+        org.apache.flink.connector.kafka.sink.KafkaSink<?> sink =
+                DatastreamJsonKafka.sink(
+                        o,
+                        io.spannercs.flink.format.datastream.DatastreamContext.builder(
+                                        "p", "i", "d", "cs")
+                                .build());
+        // The sink shows its producer settings to tests only (protected).
+        java.lang.reflect.Method config =
+                org.apache.flink.connector.kafka.sink.KafkaSink.class.getDeclaredMethod(
+                        "getKafkaProducerConfig");
+        config.setAccessible(true);
+        java.util.Properties p = new java.util.Properties();
+        p.putAll((java.util.Properties) config.invoke(sink));
+        // Kafka's own type for values set as objects: compare as text.
+        p.replaceAll((k, v) -> String.valueOf(v));
+        return p;
+    }
+
+    private static JobOptions kafka(String... extra) {
+        java.util.List<String> args =
+                new java.util.ArrayList<>(
+                        java.util.List.of(
+                                "--project",
+                                "p",
+                                "--instance",
+                                "i",
+                                "--database",
+                                "d",
+                                "--change-stream",
+                                "cs",
+                                "--sink",
+                                "kafka",
+                                "--bootstrap-servers",
+                                "127.0.0.1:9092"));
+        args.addAll(java.util.List.of(extra));
+        return JobOptions.parse(args.toArray(new String[0]));
+    }
+
+    @Test
     void usageListsEveryFlag() {
         String usage = JobOptions.usage();
         JobOptions.FLAGS.keySet().forEach(f -> assertThat(usage).contains("--" + f));

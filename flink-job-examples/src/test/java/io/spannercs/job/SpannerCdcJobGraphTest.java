@@ -12,9 +12,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Every operator of every job graph the job jar builds (JSON or Avro, source or commit order; the
- * demo builds the JSON one) has a fixed uid, so a savepoint restores into any of them: the uids are
- * pinned here because a changed uid orphans the state of every savepoint taken before.
+ * Every operator of every job graph the job jar builds (JSON or Avro, source or commit order, files
+ * or Kafka; the demo builds the JSON one) has a fixed uid, so a savepoint restores into any of
+ * them: the uids are pinned here because a changed uid orphans the state of every savepoint taken
+ * before.
  */
 class SpannerCdcJobGraphTest {
 
@@ -35,18 +36,6 @@ class SpannerCdcJobGraphTest {
                             "--format", format,
                             "--order", order
                         }));
-        StreamGraph graph = env.getStreamGraph();
-        TreeMap<Integer, String> uids = new TreeMap<>();
-        List<String> without = new ArrayList<>();
-        for (StreamNode node : graph.getStreamNodes()) {
-            if (node.getTransformationUID() == null) {
-                without.add(node.getOperatorName());
-            } else {
-                uids.put(node.getId(), node.getTransformationUID());
-            }
-        }
-        assertThat(without).as("operators without a uid").isEmpty();
-
         String sink = format.equals("json") ? "spanner-cdc-json-files" : "spanner-cdc-avro-files";
         List<String> expected = new ArrayList<>(List.of("spanner-cdc-source"));
         if (order.equals("commit")) {
@@ -58,12 +47,60 @@ class SpannerCdcJobGraphTest {
         expected.add(sink);
         // Flink derives the committer's uid from the sink's (SinkTransformationTranslator).
         expected.add("Sink Committer: " + sink);
-        assertThat(new ArrayList<>(uids.values())).containsExactlyElementsOf(expected);
-        // The job graph serializes every operator, as a submission does.
-        assertThat(graph.getJobGraph().getNumberOfVertices()).isPositive();
+        assertThat(uids(env)).containsExactlyElementsOf(expected);
         assertThat(SpannerCdcJob.SOURCE_UID).isEqualTo("spanner-cdc-source");
         assertThat(SpannerCdcJob.REORDER_UID).isEqualTo("spanner-cdc-reorder");
         assertThat(SpannerCdcJob.JSON_SINK_UID).isEqualTo("spanner-cdc-json-files");
         assertThat(SpannerCdcJob.AVRO_SINK_UID).isEqualTo("spanner-cdc-avro-files");
+    }
+
+    /**
+     * {@code --sink kafka}, under either guarantee: the source, the keyed reorder (always, so each
+     * row reaches its partition in commit order) and the Kafka sink's writer and committer.
+     */
+    @ParameterizedTest(name = "--sink kafka --delivery-guarantee {0}")
+    @CsvSource({"exactly-once", "at-least-once"})
+    void theKafkaJobHasItsFixedUids(String guarantee) {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        SpannerCdcJob.attach(
+                env,
+                JobOptions.parse(
+                        new String[] {
+                            "--project", "p",
+                            "--instance", "i",
+                            "--database", "d",
+                            "--change-stream", "cs",
+                            "--emulator-host", "127.0.0.1:9010",
+                            "--sink", "kafka",
+                            "--bootstrap-servers", "127.0.0.1:9092",
+                            "--delivery-guarantee", guarantee
+                        }));
+        assertThat(uids(env))
+                .containsExactly(
+                        "spanner-cdc-source",
+                        "spanner-cdc-reorder",
+                        "spanner-cdc-kafka",
+                        "Sink Committer: spanner-cdc-kafka");
+        assertThat(SpannerCdcJob.KAFKA_SINK_UID).isEqualTo("spanner-cdc-kafka");
+    }
+
+    /**
+     * The uids of the graph's operators in graph order, checking that every operator has one and
+     * that the job graph serializes, as a submission does.
+     */
+    private static List<String> uids(StreamExecutionEnvironment env) {
+        StreamGraph graph = env.getStreamGraph();
+        TreeMap<Integer, String> uids = new TreeMap<>();
+        List<String> without = new ArrayList<>();
+        for (StreamNode node : graph.getStreamNodes()) {
+            if (node.getTransformationUID() == null) {
+                without.add(node.getOperatorName());
+            } else {
+                uids.put(node.getId(), node.getTransformationUID());
+            }
+        }
+        assertThat(without).as("operators without a uid").isEmpty();
+        assertThat(graph.getJobGraph().getNumberOfVertices()).isPositive();
+        return new ArrayList<>(uids.values());
     }
 }

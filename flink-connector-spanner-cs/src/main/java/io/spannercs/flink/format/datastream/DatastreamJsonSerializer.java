@@ -87,6 +87,24 @@ public final class DatastreamJsonSerializer implements Serializable {
         }
     }
 
+    /**
+     * The row's primary key as a JSON object, UTF-8: the key columns in the table's key order, each
+     * value as {@code payload} writes it (e.g. {@code {"OrderId":"7","Line":"a"}}). Equal keys give
+     * equal bytes, whatever the change, so it serves as a message key that keeps a row in one
+     * partition.
+     *
+     * @throws IllegalArgumentException for a value with no JSON form
+     */
+    public byte[] primaryKeyJsonBytes(ChangeEvent event) {
+        ObjectNode key = JsonValues.MAPPER.createObjectNode();
+        putValues(key, event.getKeys(), typesOf(event));
+        try {
+            return JsonValues.MAPPER.writeValueAsBytes(key);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("Cannot write a JSON tree", e);
+        }
+    }
+
     ObjectNode toTree(ChangeEvent e) {
         Map<String, String> types = typesOf(e);
         ObjectNode root = JsonValues.MAPPER.createObjectNode();

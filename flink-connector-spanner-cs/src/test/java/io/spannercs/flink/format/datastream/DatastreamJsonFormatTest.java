@@ -90,6 +90,25 @@ class DatastreamJsonFormatTest {
                 Map.of());
     }
 
+    /**
+     * The message key of {@code --sink kafka}: the key columns in key order, valued as in the
+     * payload, and the same bytes for every change of the row.
+     */
+    @Test
+    void primaryKeyJsonIsTheKeyColumnsInKeyOrderAsThePayloadWritesThem() {
+        DatastreamJsonSerializer serializer = new DatastreamJsonSerializer(allTypesContext());
+        ChangeEvent update = allTypesUpdate();
+        String key = new String(serializer.primaryKeyJsonBytes(update), StandardCharsets.UTF_8);
+        assertThat(key).isEqualTo("{\"Id\":\"9007199254740993\",\"Sub\":\"k\"}");
+        JsonNode payload = GoldenJson.parse(serializer.toJson(update)).get("payload");
+        assertThat(GoldenJson.parse(key).get("Id")).isEqualTo(payload.get("Id"));
+        Map<String, Object> keys = new LinkedHashMap<>(update.getKeys());
+        ChangeEvent delete =
+                event("AllTypes", ChangeType.DELETE, keys, Map.of(), Map.of(), "NEW_ROW");
+        assertThat(serializer.primaryKeyJsonBytes(delete))
+                .isEqualTo(serializer.primaryKeyJsonBytes(update));
+    }
+
     @Test
     void withoutDeclaredTypesJsonIsAStringAndTheSchemaKeyCoversTheCarriedColumns() {
         DatastreamContext bare = TestEvents.context().build();
