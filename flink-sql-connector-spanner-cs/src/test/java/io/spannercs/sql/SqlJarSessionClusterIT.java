@@ -248,14 +248,7 @@ class SqlJarSessionClusterIT {
                             "\n",
                             jarInLib ? "" : "ADD JAR '" + JAR.toAbsolutePath() + "';",
                             "CREATE TABLE items (Id BIGINT, Name STRING) WITH (",
-                            "  'connector' = 'spanner-cdc',",
-                            "  'project' = '" + emulator.projectId() + "',",
-                            "  'instance' = '" + emulator.instanceId() + "',",
-                            "  'database' = '" + emulator.databaseId() + "',",
-                            "  'change-stream' = 'items_cs', 'table' = 'Items',",
-                            "  'emulator-host' = '" + emulator.hostPort() + "',",
-                            "  'scan.startup.mode' = 'timestamp',",
-                            "  'scan.startup.timestamp' = '" + from + "',",
+                            itemsOptions(emulator, from),
                             "  'scan.end.timestamp' = '" + end + "');",
                             "SELECT Id, Name FROM items"));
         }
@@ -284,17 +277,24 @@ class SqlJarSessionClusterIT {
                 "  commit_ts TIMESTAMP_LTZ(6) METADATA FROM 'commit_timestamp' VIRTUAL,",
                 "  rt AS CAST(commit_ts AS TIMESTAMP_LTZ(3)),",
                 "  WATERMARK FOR rt AS SOURCE_WATERMARK()) WITH (",
+                itemsOptions(emulator, start),
+                "  'heartbeat.interval' = '500ms');",
+                "SELECT COUNT(*) AS n FROM TABLE(TUMBLE(TABLE items, DESCRIPTOR(rt),"
+                        + " INTERVAL '1' SECOND)) GROUP BY window_start, window_end");
+    }
+
+    /** The options every job's {@code items} table shares, each line ending with a comma. */
+    private static String itemsOptions(SpannerEmulator emulator, Instant from) {
+        return String.join(
+                "\n",
                 "  'connector' = 'spanner-cdc',",
                 "  'project' = '" + emulator.projectId() + "',",
                 "  'instance' = '" + emulator.instanceId() + "',",
                 "  'database' = '" + emulator.databaseId() + "',",
                 "  'change-stream' = 'items_cs', 'table' = 'Items',",
                 "  'emulator-host' = '" + emulator.hostPort() + "',",
-                "  'heartbeat.interval' = '500ms',",
                 "  'scan.startup.mode' = 'timestamp',",
-                "  'scan.startup.timestamp' = '" + start + "');",
-                "SELECT COUNT(*) AS n FROM TABLE(TUMBLE(TABLE items, DESCRIPTOR(rt),"
-                        + " INTERVAL '1' SECOND)) GROUP BY window_start, window_end");
+                "  'scan.startup.timestamp' = '" + from + "',");
     }
 
     private String runDriver(StandaloneFlinkCluster cluster, Path jobs) throws Exception {
