@@ -130,12 +130,9 @@ final class Demo {
             try {
                 printProgress(emulator, job, output, out, t0);
                 job.getJobExecutionResult().get();
+                // No counts here: the job's metrics are gone once it has finished.
                 out.printf(
-                        "Done: %d files under %s (snapshot rows %,d, changes %,d)%n",
-                        countFiles(output),
-                        output.toAbsolutePath(),
-                        DemoMetrics.value("numSnapshotRows"),
-                        changes(DemoMetrics::value));
+                        "Done: %d files under %s%n", countFiles(output), output.toAbsolutePath());
             } finally {
                 workload.stop();
                 stopped.countDown();
@@ -237,7 +234,7 @@ final class Demo {
                     && DemoMetrics.value("snapshotSplitsFinished") >= splits) {
                 snapshotRead = true;
                 out.printf(
-                        "[%s] Snapshot read: %,d rows. Changes after it come next.%n",
+                        "[%s] Snapshot read: %,d rows.%n",
                         seconds(t0), DemoMetrics.value("numSnapshotRows"));
             }
             if (changes > 0 && !firstChanges) {
