@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToLongFunction;
 import java.util.stream.Stream;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MetricOptions;
@@ -32,6 +33,11 @@ final class Demo {
 
     private Demo() {}
 
+    /**
+     * Runs the demo.
+     *
+     * @param output the folder under which this run writes its files, into a new subfolder
+     */
     static void run(Duration duration, Path output, PrintStream out) throws Exception {
         long t0 = System.nanoTime();
         out.printf(
@@ -40,6 +46,12 @@ final class Demo {
                         + " (MUTABLE_KEY_RANGE) ...%n",
                 duration == null ? "Ctrl-C stops it" : "runs for " + duration.toSeconds() + " s",
                 STREAM);
+        Path base = output;
+        output = freshRunFolder(base, Instant.now());
+        out.printf(
+                "Files of this run go to a new folder, %s; earlier runs' folders under %s are"
+                        + " left as they are.%n",
+                output.toAbsolutePath(), base);
         out.flush();
         // The Spanner client logs its options at INFO through java.util.logging on every start.
         GOOGLE_LOGS.setLevel(java.util.logging.Level.WARNING);
@@ -118,6 +130,7 @@ final class Demo {
             try {
                 printProgress(emulator, job, output, out, t0);
                 job.getJobExecutionResult().get();
+                // No counts here: the job's metrics are gone once it has finished.
                 out.printf(
                         "Done: %d files under %s%n", countFiles(output), output.toAbsolutePath());
             } finally {
@@ -190,8 +203,9 @@ final class Demo {
     private static void printProgress(
             SpannerEmulator emulator, JobClient job, Path output, PrintStream out, long t0)
             throws Exception {
-        long lastRecords = 0;
+        long lastChanges = 0;
         long lastNanos = System.nanoTime();
+        boolean snapshotRead = false;
         boolean firstChanges = false;
         boolean firstFiles = false;
         java.util.concurrent.CompletableFuture<?> result = job.getJobExecutionResult();
@@ -202,49 +216,28 @@ final class Demo {
             } catch (java.util.concurrent.TimeoutException stillRunning) {
                 // print a line
             }
-            long records = DemoMetrics.value("numRecordsIn");
+            long changes = changes(DemoMetrics::value);
             long now = System.nanoTime();
-            double perSecond = (records - lastRecords) * 1e9 / (now - lastNanos);
-            lastRecords = records;
+            double perSecond = (changes - lastChanges) * 1e9 / (now - lastNanos);
+            lastChanges = changes;
             lastNanos = now;
-            long reading = DemoMetrics.value("activePartitions");
             long files = countFiles(output);
-            String note = "";
+            out.println(
+                    progressLine(
+                            DemoMetrics::value,
+                            perSecond,
+                            emulator.database().changeStream(STREAM).liveTokens().size(),
+                            files));
             long splits = DemoMetrics.value("snapshotSplits");
-            long splitsDone = DemoMetrics.value("snapshotSplitsFinished");
-            if (records == 0) {
-                long listed = DemoMetrics.value("knownPartitions");
-                note =
-                        splits == 0
-                                ? " | waiting for the first changes: planning the snapshot"
-                                : listed == 0
-                                        ? " | waiting for the first changes: reading the snapshot"
-                                        : " | waiting for the first changes: "
-                                                + listed
-                                                + " partitions listed, queries starting";
-            } else if (splits > 0 && splitsDone < splits) {
-                note =
-                        String.format(
-                                " | snapshot: %,d of %,d rows, %d of %d splits",
-                                DemoMetrics.value("numSnapshotRows"),
-                                DemoMetrics.value("snapshotRowsPlanned"),
-                                splitsDone,
-                                splits);
-            } else if (files == 0) {
-                note = " | files are committed at the next checkpoint (every 2 s)";
+            if (!snapshotRead
+                    && splits > 0
+                    && DemoMetrics.value("snapshotSplitsFinished") >= splits) {
+                snapshotRead = true;
+                out.printf(
+                        "[%s] Snapshot read: %,d rows.%n",
+                        seconds(t0), DemoMetrics.value("numSnapshotRows"));
             }
-            out.printf(
-                    "changes %,d (%,.0f/s) | partitions live %d, reading %d, blocked at"
-                            + " barriers %d | watermark lag %d ms | files %d%s%n",
-                    records,
-                    perSecond,
-                    emulator.database().changeStream(STREAM).liveTokens().size(),
-                    reading,
-                    DemoMetrics.value("blockedPartitions"),
-                    DemoMetrics.value("currentEmitEventTimeLag"),
-                    files,
-                    note);
-            if (records > 0 && !firstChanges) {
+            if (changes > 0 && !firstChanges) {
                 firstChanges = true;
                 out.printf(
                         "[%s] First changes read. The watermark lag shrinks as the job catches up"
@@ -258,6 +251,88 @@ final class Demo {
                         seconds(t0), output.toAbsolutePath());
             }
             out.flush();
+        }
+    }
+
+    /**
+     * The changes read: the source's record count less its snapshot rows, which it counts as
+     * records too.
+     */
+    static long changes(ToLongFunction<String> metric) {
+        return Math.max(
+                0, metric.applyAsLong("numRecordsIn") - metric.applyAsLong("numSnapshotRows"));
+    }
+
+    /**
+     * A progress line from the source's metrics: changes and snapshot rows apart, and until the
+     * first changes what the job waits for.
+     */
+    static String progressLine(
+            ToLongFunction<String> metric,
+            double changesPerSecond,
+            int livePartitions,
+            long files) {
+        long changes = changes(metric);
+        long splits = metric.applyAsLong("snapshotSplits");
+        long splitsDone = metric.applyAsLong("snapshotSplitsFinished");
+        long listed = metric.applyAsLong("knownPartitions");
+        long reading = metric.applyAsLong("activePartitions");
+        String note = "";
+        if (changes == 0) {
+            note =
+                    " | waiting for the first changes: "
+                            + (splits == 0
+                                    ? "planning the snapshot"
+                                    : splitsDone < splits
+                                            ? String.format(
+                                                    java.util.Locale.ROOT,
+                                                    "reading the snapshot, %,d of %,d rows, %d of"
+                                                            + " %d splits",
+                                                    metric.applyAsLong("numSnapshotRows"),
+                                                    metric.applyAsLong("snapshotRowsPlanned"),
+                                                    splitsDone,
+                                                    splits)
+                                            : listed == 0
+                                                    ? "snapshot read, listing partitions"
+                                                    : listed
+                                                            + " partitions listed, queries starting");
+        } else if (files == 0) {
+            note = " | files are committed at the next checkpoint (every 2 s)";
+        }
+        return String.format(
+                java.util.Locale.ROOT,
+                "changes %,d (%,.0f/s) | snapshot rows %,d | partitions live %d, %s, blocked at"
+                        + " barriers %d | watermark lag %d ms | files %d%s",
+                changes,
+                changesPerSecond,
+                metric.applyAsLong("numSnapshotRows"),
+                livePartitions,
+                // Partitions are read after the snapshot: "reading 0" before then looked stuck.
+                listed == 0 && reading == 0 ? "reading after the snapshot" : "reading " + reading,
+                metric.applyAsLong("blockedPartitions"),
+                metric.applyAsLong("currentEmitEventTimeLag"),
+                files,
+                note);
+    }
+
+    /**
+     * A new, empty folder for this run under {@code base}, named after its start, so that a run
+     * neither mixes its files with an earlier run's nor counts them; nothing is deleted.
+     */
+    static Path freshRunFolder(Path base, Instant start) throws java.io.IOException {
+        String name =
+                "run-"
+                        + java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")
+                                .withZone(java.time.ZoneOffset.UTC)
+                                .format(start);
+        Files.createDirectories(base);
+        for (int n = 1; ; n++) {
+            Path run = base.resolve(n == 1 ? name : name + "-" + n);
+            try {
+                return Files.createDirectory(run);
+            } catch (java.nio.file.FileAlreadyExistsException taken) {
+                // two runs in one second: the next suffix
+            }
         }
     }
 

@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.flink.util.TimeUtils;
 
 /**
  * The job's command-line flags, {@code --name value}, checked all at once: every problem is named
@@ -227,7 +226,11 @@ public final class JobOptions {
         Order givenOrder = order(v.getOrDefault("order", "source"), problems);
         tables = tables(v.get("tables"), problems);
         parallelism = positiveInt(v, "parallelism", problems);
-        checkpointInterval = duration(v.getOrDefault("checkpoint-interval", "10s"), problems);
+        checkpointInterval =
+                duration(
+                        "checkpoint-interval",
+                        v.getOrDefault("checkpoint-interval", "10s"),
+                        problems);
         unknownValues = unknownValues(v.getOrDefault("unknown-values", "fail"), problems);
         if (sink != Sink.KAFKA) {
             order = givenOrder;
@@ -302,7 +305,7 @@ public final class JobOptions {
         JobOptions options = new JobOptions(values, kafkaProperties, problems);
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException(
-                    "Invalid flags: " + String.join("; ", problems) + ". See --help.");
+                    String.join("; ", problems) + " (--help lists the flags)");
         }
         return options;
     }
@@ -318,6 +321,7 @@ public final class JobOptions {
                                 + " job in a local Flink, progress every 2 s (demo flags: --duration"
                                 + " DURATION, --output DIR).\n\nFlags:\n");
         FLAGS.forEach((n, d) -> sb.append(String.format("  --%-22s %s%n", n, d)));
+        sb.append("\nDURATION: " + DurationFlag.FORMS + "; a number without a unit is an error.\n");
         return sb.toString();
     }
 
@@ -516,20 +520,16 @@ public final class JobOptions {
         if (s == null) {
             return null;
         }
-        try {
-            Duration d = TimeUtils.parseDuration(s);
-            // The range Spanner accepts for heartbeat_milliseconds, as the source checks it.
-            if (d.compareTo(MIN_HEARTBEAT) >= 0 && d.compareTo(MAX_HEARTBEAT) <= 0) {
-                return d;
-            }
-        } catch (IllegalArgumentException ignored) {
-            // reported below
+        Duration d = duration("heartbeat-interval", s, problems);
+        // The range Spanner accepts for heartbeat_milliseconds, as the source checks it.
+        if (d != null && (d.compareTo(MIN_HEARTBEAT) < 0 || d.compareTo(MAX_HEARTBEAT) > 0)) {
+            problems.add(
+                    "--heartbeat-interval must be a duration from 100ms to 300s like 1s, got '"
+                            + s
+                            + "'");
+            return null;
         }
-        problems.add(
-                "--heartbeat-interval must be a duration from 100ms to 300s like 1s, got '"
-                        + s
-                        + "'");
-        return null;
+        return d;
     }
 
     private static UnknownValueHandling unknownValues(String s, List<String> problems) {
@@ -567,16 +567,13 @@ public final class JobOptions {
         return null;
     }
 
-    private static Duration duration(String s, List<String> problems) {
+    /** The shared duration syntax: a unit is required, so {@code 10} is not read as 10 ms. */
+    private static Duration duration(String name, String s, List<String> problems) {
         try {
-            Duration d = TimeUtils.parseDuration(s);
-            if (!d.isNegative() && !d.isZero()) {
-                return d;
-            }
-        } catch (IllegalArgumentException ignored) {
-            // reported below
+            return DurationFlag.parse("--" + name, s, false);
+        } catch (IllegalArgumentException e) {
+            problems.add(e.getMessage());
+            return null;
         }
-        problems.add("--checkpoint-interval must be a positive duration like 10s, got '" + s + "'");
-        return null;
     }
 }

@@ -45,7 +45,7 @@ public final class SpannerCdcJob {
         try {
             options = JobOptions.parse(args);
         } catch (IllegalArgumentException e) {
-            System.err.println(e.getMessage());
+            System.err.println("error: " + e.getMessage());
             System.exit(2);
             return;
         }
@@ -123,8 +123,7 @@ public final class SpannerCdcJob {
 
     /** The demo's flags: {@code --duration DURATION} and {@code --output DIR}. */
     record DemoFlags(java.time.Duration duration, java.nio.file.Path output) {
-        private static final String DURATION_FORM =
-                "use a whole number and a unit, e.g. --duration 30s, 2min or 1h";
+        private static final String DURATION_FORM = "use " + DurationFlag.FORMS;
 
         /**
          * @throws IllegalArgumentException with a one-line message naming the flag and the form it
@@ -164,19 +163,8 @@ public final class SpannerCdcJob {
                     output = java.nio.file.Paths.get(value);
                     continue;
                 }
-                try {
-                    if (!value.trim().matches("\\d+\\s*\\p{L}+")) {
-                        throw new IllegalArgumentException("no unit");
-                    }
-                    duration = org.apache.flink.util.TimeUtils.parseDuration(value);
-                } catch (RuntimeException e) {
-                    throw new IllegalArgumentException(
-                            "--duration '" + value + "' is not a duration: " + DURATION_FORM);
-                }
-                if (duration.isNegative() || duration.isZero()) {
-                    throw new IllegalArgumentException(
-                            "--duration '" + value + "' must be positive: " + DURATION_FORM);
-                }
+                // One syntax with the job and the emulator (DurationFlag).
+                duration = DurationFlag.parse("--duration", value, false);
             }
             return new DemoFlags(duration, output);
         }

@@ -1,7 +1,6 @@
 package io.spannercs.job;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
@@ -15,11 +14,30 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 public final class SqlRevenueJob {
     private SqlRevenueJob() {}
 
+    /** The flags it takes; anything else is an error, as in the job. */
+    static final List<String> FLAGS =
+            List.of(
+                    "project",
+                    "instance",
+                    "database",
+                    "change-stream",
+                    "emulator-host",
+                    "start-timestamp",
+                    "end-timestamp");
+
     public static void main(String[] args) throws Exception {
+        java.util.Map<String, String> f;
+        try {
+            f = flags(args);
+        } catch (IllegalArgumentException e) {
+            // Checked before anything starts: a typo in --emulator-host must not reach Spanner.
+            System.err.println("error: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.enableCheckpointing(10_000);
         StreamTableEnvironment tables = StreamTableEnvironment.create(env);
-        java.util.Map<String, String> f = flags(args);
         tables.executeSql(ordersTable(f));
         tables.executeSql(
                 "CREATE TABLE revenue (CustomerId BIGINT, Revenue DECIMAL(38, 9),"
@@ -71,14 +89,59 @@ public final class SqlRevenueJob {
                 + ")";
     }
 
+    /**
+     * The flags, {@code --name value} or {@code --name=value}, checked as the job checks its own.
+     *
+     * @throws IllegalArgumentException naming every unknown, missing or malformed flag
+     */
     static java.util.Map<String, String> flags(String[] args) {
         java.util.Map<String, String> f = new java.util.LinkedHashMap<>();
-        for (int i = 0; i + 1 < args.length; i += 2) {
-            if (!args[i].startsWith("--")) {
-                throw new IllegalArgumentException(
-                        "Expected --name value pairs, got " + Arrays.toString(args));
+        List<String> problems = new ArrayList<>();
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            if (!a.startsWith("--")) {
+                problems.add("unexpected argument '" + a + "' (flags are --name value)");
+                continue;
             }
-            f.put(args[i].substring(2), args[i + 1]);
+            String name = a.substring(2);
+            String value = null;
+            int eq = name.indexOf('=');
+            if (eq >= 0) {
+                value = name.substring(eq + 1);
+                name = name.substring(0, eq);
+            } else if (i + 1 < args.length && !args[i + 1].startsWith("--")) {
+                value = args[++i];
+            }
+            if (!FLAGS.contains(name)) {
+                problems.add("unknown flag --" + name);
+            } else if (value == null || value.isBlank()) {
+                problems.add("--" + name + " needs a value");
+            } else {
+                f.put(name, value);
+            }
+        }
+        for (String name : List.of("project", "instance", "database")) {
+            if (!f.containsKey(name)) {
+                problems.add("--" + name + " is required");
+            }
+        }
+        for (String name : List.of("start-timestamp", "end-timestamp")) {
+            if (f.containsKey(name)) {
+                try {
+                    java.time.Instant.parse(f.get(name));
+                } catch (java.time.format.DateTimeParseException e) {
+                    problems.add(
+                            "--"
+                                    + name
+                                    + " '"
+                                    + f.get(name)
+                                    + "' is not an RFC 3339 time like 2026-01-02T03:04:05Z");
+                }
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException(
+                    String.join("; ", problems) + " (flags: --" + String.join(", --", FLAGS) + ")");
         }
         return f;
     }

@@ -23,11 +23,11 @@ class DemoCommandLineIT {
         assertOneLineError(
                 List.of("--duration", "5x"),
                 "error: --duration '5x' is not a duration: use a whole number and a unit, e.g."
-                        + " --duration 30s, 2min or 1h");
+                        + " 500ms, 10s, 2min or 1h");
         assertOneLineError(
                 List.of("--duration"),
-                "error: --duration needs a value: use a whole number and a unit, e.g."
-                        + " --duration 30s, 2min or 1h");
+                "error: --duration needs a value: use a whole number and a unit, e.g. 500ms,"
+                        + " 10s, 2min or 1h");
         assertOneLineError(
                 List.of("--format", "avro"),
                 "error: without --project this is the demo, which takes only --duration DURATION"

@@ -27,23 +27,32 @@ class DemoFlagsTest {
 
     @Test
     void aBadDurationNamesTheFlagAndTheAcceptedForm() {
-        for (String bad : new String[] {"5x", "30", "soon", "0s", "-5s", "5 x"}) {
+        for (String bad : new String[] {"5x", "soon", "-5s", "5 x", "5ns"}) {
             assertThatThrownBy(() -> DemoFlags.parse(new String[] {"--duration", bad}))
                     .as(bad)
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageStartingWith("--duration '" + bad + "'")
-                    .hasMessageContaining("e.g. --duration 30s, 2min or 1h")
-                    .hasMessageNotContaining("\n")
-                    .hasNoCause();
+                    .hasMessage(
+                            "--duration '"
+                                    + bad
+                                    + "' is not a duration: use a whole number and a unit, e.g."
+                                    + " 500ms, 10s, 2min or 1h");
         }
+        assertThatThrownBy(() -> DemoFlags.parse(new String[] {"--duration", "0s"}))
+                .hasMessage("--duration '0s' must be more than 0");
+    }
+
+    @Test
+    void aDurationWithoutAUnitIsAnError() {
+        assertThatThrownBy(() -> DemoFlags.parse(new String[] {"--duration", "30"}))
+                .hasMessage("--duration needs a unit, e.g. 10s; got '30'");
     }
 
     @Test
     void aMissingValueOrAnotherFlagIsNamed() {
         assertThatThrownBy(() -> DemoFlags.parse(new String[] {"--duration"}))
                 .hasMessage(
-                        "--duration needs a value: use a whole number and a unit, e.g."
-                                + " --duration 30s, 2min or 1h");
+                        "--duration needs a value: use a whole number and a unit, e.g. 500ms,"
+                                + " 10s, 2min or 1h");
         assertThatThrownBy(() -> DemoFlags.parse(new String[] {"--output", "--duration", "5s"}))
                 .hasMessage("--output needs a value: a DIR");
         assertThatThrownBy(() -> DemoFlags.parse(new String[] {"--format", "avro"}))

@@ -22,6 +22,9 @@ class DemoITCase {
 
     @Test
     void printsProgressAndLeavesJsonFilesBehind() throws Exception {
+        // An earlier run's file: the run neither mixes it in nor counts it, nor deletes it.
+        Path earlier = Files.createDirectories(out.resolve("run-earlier").resolve("Orders"));
+        Files.writeString(earlier.resolve("part-earlier"), "not this run's\n");
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
         Demo.run(
                 Duration.ofSeconds(12),
@@ -33,6 +36,16 @@ class DemoITCase {
         assertThat(lines.get(0))
                 .as("the first line, before anything starts")
                 .startsWith("Spanner change stream demo (runs for 12 s). Starting the emulator");
+        assertThat(lines.get(1))
+                .as("the second line says where this run's files go")
+                .startsWith("Files of this run go to a new folder, ")
+                .contains("earlier runs' folders under " + out + " are left as they are");
+        Path run;
+        try (Stream<Path> runs = Files.list(out)) {
+            run = runs.filter(p -> !p.endsWith("run-earlier")).findFirst().orElseThrow();
+        }
+        assertThat(lines.get(1)).contains(run.toAbsolutePath().toString());
+        assertThat(earlier.resolve("part-earlier")).exists();
         assertThat(text)
                 .contains("Demo: emulator on 127.0.0.1:")
                 .contains("Starting a local Flink")
@@ -45,7 +58,7 @@ class DemoITCase {
                 .as("progress lines")
                 .isPositive();
         List<Path> files;
-        try (Stream<Path> walk = Files.walk(out)) {
+        try (Stream<Path> walk = Files.walk(run)) {
             files =
                     walk.filter(Files::isRegularFile)
                             .filter(p -> p.getFileName().toString().startsWith("part-"))
@@ -64,14 +77,18 @@ class DemoITCase {
             }
         }
         assertThat(events).isPositive();
-        long lastPrinted =
-                lines.stream()
-                        .filter(l -> l.startsWith("changes "))
-                        .mapToLong(l -> Long.parseLong(l.split(" ")[1].replace(",", "")))
-                        .max()
-                        .orElseThrow();
-        assertThat(lastPrinted)
-                .as("changes printed count the source's reads only, not the sink's too")
+        assertThat(text).contains("Done: " + files.size() + " files under " + run.toAbsolutePath());
+        List<String> progress = lines.stream().filter(l -> l.startsWith("changes ")).toList();
+        assertThat(progress).allMatch(l -> l.contains(" | snapshot rows "));
+        String last = progress.get(progress.size() - 1);
+        long changes = Long.parseLong(last.split(" ")[1].replace(",", ""));
+        long snapshotRows =
+                Long.parseLong(last.split(" \\| snapshot rows ")[1].split(" ")[0].replace(",", ""));
+        assertThat(snapshotRows).as("the tables were filled before the job").isPositive();
+        assertThat(changes + snapshotRows)
+                .as(
+                        "snapshot rows and changes printed apart, counting the source's reads"
+                                + " only, not the sink's too")
                 .isLessThanOrEqualTo(events);
     }
 }

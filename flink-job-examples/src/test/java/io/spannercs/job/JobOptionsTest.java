@@ -139,7 +139,7 @@ class JobOptionsTest {
                 .isEqualTo(Duration.ofSeconds(300));
         assertThat(parse("--heartbeat-interval=2s").heartbeatInterval)
                 .isEqualTo(Duration.ofSeconds(2));
-        for (String bad : new String[] {"99ms", "301s", "0", "-1s", "often", "1 fortnight"}) {
+        for (String bad : new String[] {"99ms", "301s"}) {
             assertThatThrownBy(() -> parse("--heartbeat-interval", bad))
                     .as(bad)
                     .hasMessageContaining(
@@ -148,6 +148,26 @@ class JobOptionsTest {
                                     + bad
                                     + "'");
         }
+        for (String bad : new String[] {"-1s", "often", "1 fortnight"}) {
+            assertThatThrownBy(() -> parse("--heartbeat-interval", bad))
+                    .as(bad)
+                    .hasMessageContaining("--heartbeat-interval '" + bad + "' is not a duration");
+        }
+    }
+
+    @Test
+    void aDurationWithoutAUnitIsAnErrorNamingTheFlag() {
+        // It was read as milliseconds: --checkpoint-interval 10 checkpointed every 10 ms.
+        assertThatThrownBy(() -> parse("--checkpoint-interval", "10"))
+                .hasMessageStartingWith("--checkpoint-interval needs a unit, e.g. 10s; got '10'");
+        assertThatThrownBy(() -> parse("--heartbeat-interval", "500"))
+                .hasMessageStartingWith("--heartbeat-interval needs a unit, e.g. 10s; got '500'");
+        assertThat(parse("--checkpoint-interval", "2min").checkpointInterval)
+                .isEqualTo(Duration.ofMinutes(2));
+        assertThat(parse("--checkpoint-interval", "500ms").checkpointInterval)
+                .isEqualTo(Duration.ofMillis(500));
+        assertThatThrownBy(() -> parse("--checkpoint-interval", "0s"))
+                .hasMessageStartingWith("--checkpoint-interval '0s' must be more than 0");
     }
 
     @Test

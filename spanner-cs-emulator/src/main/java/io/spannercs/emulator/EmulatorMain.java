@@ -17,8 +17,6 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The runnable emulator: {@code java -jar spanner-cs-emulator.jar --port 9010 --ddl FILE}. See
@@ -77,7 +75,7 @@ public final class EmulatorMain {
                             + " table, live",
                     "                          partitions per change stream, committed row changes"
                             + " per second",
-                    "                          (default 5s; 0 turns it off).",
+                    "                          (default 5s; 0s turns it off).",
                     "  --duration DUR          Stops after this long (default: runs until Ctrl-C).",
                     "  --edge-cases LIST       Specification-edge mode: all, none (default) or a"
                             + " comma-separated",
@@ -99,7 +97,8 @@ public final class EmulatorMain {
                     "  --help                  Prints this help.",
                     "",
                     "Flags take their value as the next argument or after '=' (--port=9010).",
-                    "Durations: a number and a unit, ms, s, m or h (500ms, 5s, 2m, 1h).",
+                    "Durations: a whole number and a unit, ms, s, min (or m), h or d (500ms, 5s,"
+                            + " 2min, 1h); a number without a unit is an error.",
                     "Exit codes: 0 after a clean stop, 1 when the emulator cannot start, 2 for bad"
                             + " flags.");
 
@@ -397,8 +396,6 @@ public final class EmulatorMain {
                 io.spannercs.emulator.schema.VersionRetention.DEFAULT;
         boolean help;
 
-        private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h)");
-
         static Options parse(String[] args) throws UsageException {
             Options o = new Options();
             boolean maxGiven = false;
@@ -602,46 +599,14 @@ public final class EmulatorMain {
             return value;
         }
 
-        /** Parses 500ms, 5s, 2m, 1h; "0" (without unit) only where zero is allowed. */
+        /** The shared duration syntax ({@link DurationFlag}); zero only where it means off. */
         static Duration duration(String flag, String value, boolean zeroAllowed)
                 throws UsageException {
-            String v = value.trim().toLowerCase(Locale.ROOT);
-            if (zeroAllowed && v.equals("0")) {
-                return Duration.ZERO;
+            try {
+                return DurationFlag.parse(flag, value, zeroAllowed);
+            } catch (IllegalArgumentException e) {
+                throw new UsageException(e.getMessage());
             }
-            Matcher m = DURATION.matcher(v);
-            Duration d = null;
-            if (m.matches()) {
-                try {
-                    long n = Long.parseLong(m.group(1));
-                    switch (m.group(2)) {
-                        case "ms":
-                            d = Duration.ofMillis(n);
-                            break;
-                        case "s":
-                            d = Duration.ofSeconds(n);
-                            break;
-                        case "m":
-                            d = Duration.ofMinutes(n);
-                            break;
-                        default:
-                            d = Duration.ofHours(n);
-                    }
-                } catch (NumberFormatException | ArithmeticException e) {
-                    d = null;
-                }
-            }
-            if (d == null) {
-                throw new UsageException(
-                        flag
-                                + ": expected a duration such as 500ms, 5s, 2m or 1h, got '"
-                                + value
-                                + "'");
-            }
-            if (d.isZero() && !zeroAllowed) {
-                throw new UsageException(flag + ": must be greater than 0, got '" + value + "'");
-            }
-            return d;
         }
     }
 }

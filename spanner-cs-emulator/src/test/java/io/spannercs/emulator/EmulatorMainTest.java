@@ -53,7 +53,10 @@ class EmulatorMainTest {
                 "--port --seed 1                             | --port needs a value",
                 "--bogus 1                                   | unknown flag --bogus",
                 "stray                                       | unexpected argument 'stray'",
-                "--duration 5                                | --duration",
+                "--duration 5                                | --duration needs a unit, e.g. 10s",
+                "--churn-interval 10                         | --churn-interval needs a unit",
+                "--stats-interval 0                          | --stats-interval needs a unit, e.g. 0s",
+                "--duration 5x                               | --duration '5x' is not a duration",
                 "--duration 0s                               | --duration",
                 "--churn-interval 5 s                        | --churn-interval",
                 "--stats-interval soon                       | --stats-interval",
@@ -161,7 +164,7 @@ class EmulatorMainTest {
                         "--workload",
                         "demo",
                         "--stats-interval",
-                        "0",
+                        "0s",
                         "--churn-interval",
                         "200ms",
                         "--edge-cases",
@@ -195,7 +198,20 @@ class EmulatorMainTest {
         assertThat(EmulatorMain.Options.duration("--d", "5s", false).toMillis()).isEqualTo(5000);
         assertThat(EmulatorMain.Options.duration("--d", "2m", false).toSeconds()).isEqualTo(120);
         assertThat(EmulatorMain.Options.duration("--d", "1h", false).toMinutes()).isEqualTo(60);
-        assertThat(EmulatorMain.Options.duration("--d", "0", true).isZero()).isTrue();
+        assertThat(EmulatorMain.Options.duration("--d", "0s", true).isZero()).isTrue();
+        // The demo and the job's forms (Flink's units) work here too.
+        assertThat(EmulatorMain.Options.duration("--d", "2min", false).toSeconds()).isEqualTo(120);
+        assertThat(EmulatorMain.Options.duration("--d", "10 s", false).toSeconds()).isEqualTo(10);
+        assertThat(EmulatorMain.Options.duration("--d", "1d", false).toHours()).isEqualTo(24);
+    }
+
+    @Test
+    void aDurationWithoutAUnitIsAnErrorNamingTheFlag() {
+        for (String flag : List.of("--churn-interval", "--stats-interval", "--duration")) {
+            Run r = run(flag, "10");
+            assertThat(r.code()).as(flag).isEqualTo(EmulatorMain.EXIT_USAGE);
+            assertThat(r.lines().get(0)).startsWith("error: " + flag + " needs a unit, e.g. ");
+        }
     }
 
     @Test
@@ -256,7 +272,7 @@ class EmulatorMainTest {
                                             "--database",
                                             "d",
                                             "--stats-interval",
-                                            "0",
+                                            "0s",
                                             "--duration",
                                             "6s"
                                         },
@@ -313,7 +329,7 @@ class EmulatorMainTest {
                                             "--rate",
                                             "50",
                                             "--stats-interval",
-                                            "0",
+                                            "0s",
                                             "--duration",
                                             "4s"
                                         },
