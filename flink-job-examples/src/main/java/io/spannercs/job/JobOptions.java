@@ -277,29 +277,11 @@ public final class JobOptions {
         Map<String, String> values = new LinkedHashMap<>();
         List<String> kafkaProperties = new ArrayList<>();
         List<String> problems = new ArrayList<>();
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if (!a.startsWith("--")) {
-                problems.add("unexpected argument '" + a + "' (flags are --name value)");
-                continue;
-            }
-            String name = a.substring(2);
-            String value = null;
-            int eq = name.indexOf('=');
-            if (eq >= 0) {
-                value = name.substring(eq + 1);
-                name = name.substring(0, eq);
-            } else if (i + 1 < args.length && !args[i + 1].startsWith("--")) {
-                value = args[++i];
-            }
-            if (!FLAGS.containsKey(name)) {
-                problems.add("unknown flag --" + name);
-            } else if (value == null) {
-                problems.add("--" + name + " needs a value");
-            } else if (name.equals(KAFKA_PROPERTY)) {
-                kafkaProperties.add(value);
+        for (FlagArgs.Flag flag : FlagArgs.split(args, FLAGS::containsKey, problems)) {
+            if (flag.name().equals(KAFKA_PROPERTY)) {
+                kafkaProperties.add(flag.value());
             } else {
-                values.put(name, value);
+                values.put(flag.name(), flag.value());
             }
         }
         JobOptions options = new JobOptions(values, kafkaProperties, problems);

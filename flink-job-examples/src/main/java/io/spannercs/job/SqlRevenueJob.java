@@ -97,27 +97,11 @@ public final class SqlRevenueJob {
     static java.util.Map<String, String> flags(String[] args) {
         java.util.Map<String, String> f = new java.util.LinkedHashMap<>();
         List<String> problems = new ArrayList<>();
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if (!a.startsWith("--")) {
-                problems.add("unexpected argument '" + a + "' (flags are --name value)");
-                continue;
-            }
-            String name = a.substring(2);
-            String value = null;
-            int eq = name.indexOf('=');
-            if (eq >= 0) {
-                value = name.substring(eq + 1);
-                name = name.substring(0, eq);
-            } else if (i + 1 < args.length && !args[i + 1].startsWith("--")) {
-                value = args[++i];
-            }
-            if (!FLAGS.contains(name)) {
-                problems.add("unknown flag --" + name);
-            } else if (value == null || value.isBlank()) {
-                problems.add("--" + name + " needs a value");
+        for (FlagArgs.Flag flag : FlagArgs.split(args, FLAGS::contains, problems)) {
+            if (flag.value().isBlank()) {
+                problems.add("--" + flag.name() + " needs a value");
             } else {
-                f.put(name, value);
+                f.put(flag.name(), flag.value());
             }
         }
         for (String name : List.of("project", "instance", "database")) {
