@@ -120,7 +120,10 @@ interface KafkaEventFormat extends Serializable {
                     List.of(new RecordHeader(SCHEMA_KEY_HEADER, schemaKey)));
         }
 
-        /** The value schema's key columns (its required payload fields) as a record. */
+        /**
+         * The value schema's key columns (its required payload fields, in table order) as a record
+         * {@code <Table>Key}, each with its payload type and properties.
+         */
         static Schema keySchemaOf(Schema valueSchema) {
             Schema row = valueSchema.getField("payload").schema();
             List<Schema.Field> fields = new ArrayList<>();
@@ -131,13 +134,8 @@ interface KafkaEventFormat extends Serializable {
                     fields.add(copy);
                 }
             }
-            String name = valueSchema.getName() + "Key";
             return Schema.createRecord(
-                    name,
-                    "Primary key of " + valueSchema.getDoc(),
-                    valueSchema.getNamespace(),
-                    false,
-                    fields);
+                    valueSchema.getName() + "Key", null, valueSchema.getNamespace(), false, fields);
         }
 
         private Schema keySchema(Schema valueSchema) {
