@@ -221,6 +221,181 @@ class KafkaFormatsITCase {
         }
     }
 
+    /**
+     * The statements of docs/sql.md, "Into Kafka", as written (the broker's address replaced):
+     * {@code spanner-cdc} into {@code upsert-kafka} and into {@code kafka} with {@code
+     * debezium-json}, bounded; both topics, folded, equal Spanner's Orders at the end timestamp.
+     * The table over the job's topic is planned (options, format, metadata key).
+     */
+    @Test
+    void theSqlPagesKafkaStatementsWriteTopicsThatFoldIntoSpannersTable() throws Exception {
+        try (SpannerEmulator emulator =
+                        SpannerEmulator.builder()
+                                .ddl(io.spannercs.emulator.workload.DemoSchema.ddl())
+                                .initialPartitions(2)
+                                .start();
+                EmulatorClients clients = new EmulatorClients(emulator)) {
+            createTopic("orders-latest");
+            createTopic("orders-changes");
+            DatabaseClient db = clients.client();
+            Random random = new Random(11);
+            for (long id = 0; id < 20; id++) {
+                db.write(List.of(order(Mutation.newInsertBuilder("Orders"), id, random)));
+            }
+            Instant start = Instant.now();
+            for (int i = 0; i < 120; i++) {
+                long id = random.nextInt(20);
+                db.write(
+                        List.of(
+                                random.nextInt(8) == 0
+                                        ? Mutation.delete("Orders", Key.of(id))
+                                        : order(
+                                                Mutation.newInsertOrUpdateBuilder("Orders"),
+                                                id,
+                                                random)));
+            }
+            Instant end = Instant.now();
+
+            StreamTableEnvironment tables =
+                    StreamTableEnvironment.create(
+                            StreamExecutionEnvironment.getExecutionEnvironment());
+            tables.executeSql(
+                    "CREATE TABLE orders (OrderId BIGINT, CustomerId BIGINT, Amount DECIMAL(38, 9),"
+                            + " UpdatedAt TIMESTAMP_LTZ(9), PRIMARY KEY (OrderId) NOT ENFORCED)"
+                            + " WITH ('connector' = 'spanner-cdc', 'project' = '"
+                            + emulator.projectId()
+                            + "', 'instance' = '"
+                            + emulator.instanceId()
+                            + "', 'database' = '"
+                            + emulator.databaseId()
+                            + "', 'emulator-host' = '"
+                            + emulator.hostPort()
+                            + "', 'change-stream' = 'Orders_cs', 'table' = 'Orders',"
+                            + " 'scan.startup.mode' = 'initial', 'scan.startup.timestamp' = '"
+                            + start
+                            + "', 'scan.end.timestamp' = '"
+                            + end
+                            + "', 'changelog-mode' = 'all')");
+            List<String> statements = docStatements();
+            assertThat(statements).hasSize(5);
+            List<TableResult> inserts = new ArrayList<>();
+            for (String statement : statements) {
+                String sql = statement.replace("127.0.0.1:9092", kafka.bootstrapServers());
+                if (sql.startsWith("INSERT")) {
+                    inserts.add(tables.executeSql(sql));
+                } else {
+                    tables.executeSql(sql);
+                }
+            }
+            for (TableResult insert : inserts) {
+                insert.await(2, TimeUnit.MINUTES);
+            }
+            tables.explainSql("SELECT * FROM orders_from_job");
+
+            Map<Long, List<String>> spanner = ordersAt(db, end);
+            assertThat(spanner).hasSizeGreaterThan(5);
+            Map<Long, List<String>> latest = new HashMap<>();
+            for (ConsumerRecord<byte[], byte[]> r :
+                    SpannerCdcJobKafkaITCase.readCommitted(
+                            kafka.bootstrapServers(), List.of("orders-latest"))) {
+                long id = JSON.readTree(r.key()).get("OrderId").longValue();
+                if (r.value() == null) {
+                    latest.remove(id);
+                } else {
+                    latest.put(id, orderRow(JSON.readTree(r.value())));
+                }
+            }
+            assertThat(latest).as("upsert-kafka").isEqualTo(spanner);
+            Map<Long, List<String>> changes = new HashMap<>();
+            Map<String, Integer> ops = new TreeMap<>();
+            for (ConsumerRecord<byte[], byte[]> r :
+                    SpannerCdcJobKafkaITCase.readCommitted(
+                            kafka.bootstrapServers(), List.of("orders-changes"))) {
+                JsonNode event = JSON.readTree(r.value());
+                String op = event.get("op").textValue();
+                ops.merge(op, 1, Integer::sum);
+                if (op.equals("d")) {
+                    JsonNode before = event.get("before");
+                    assertThat(changes.remove(before.get("OrderId").longValue()))
+                            .isEqualTo(orderRow(before));
+                } else {
+                    JsonNode after = event.get("after");
+                    changes.put(after.get("OrderId").longValue(), orderRow(after));
+                }
+            }
+            assertThat(ops).as("Flink's writer: updates as d and c").containsOnlyKeys("c", "d");
+            assertThat(changes).as("kafka, debezium-json").isEqualTo(spanner);
+        }
+    }
+
+    /** The statements of the text blocks of docs/sql.md's section "Into Kafka". */
+    private static List<String> docStatements() throws Exception {
+        String page =
+                java.nio.file.Files.readString(
+                        java.nio.file.Paths.get("..", "docs", "sql.md"), StandardCharsets.UTF_8);
+        String section = page.substring(page.indexOf("## Into Kafka"));
+        section = section.substring(0, section.indexOf("\n## ", 1));
+        List<String> statements = new ArrayList<>();
+        java.util.regex.Matcher block =
+                java.util.regex.Pattern.compile("```text\n(.*?)```", java.util.regex.Pattern.DOTALL)
+                        .matcher(section);
+        while (block.find()) {
+            for (String statement : block.group(1).split(";\\s*\n")) {
+                if (!statement.isBlank()) {
+                    statements.add(statement.trim().replaceAll(";$", ""));
+                }
+            }
+        }
+        return statements;
+    }
+
+    private static Mutation order(Mutation.WriteBuilder b, long id, Random random) {
+        return b.set("OrderId")
+                .to(id)
+                .set("CustomerId")
+                .to((long) random.nextInt(100))
+                .set("Amount")
+                .to(BigDecimal.valueOf(random.nextInt(1_000_000), 2))
+                .set("UpdatedAt")
+                .to(
+                        Timestamp.ofTimeSecondsAndNanos(
+                                1_700_000_000L + random.nextInt(1000),
+                                random.nextInt(1_000_000_000)))
+                .build();
+    }
+
+    private static Map<Long, List<String>> ordersAt(DatabaseClient db, Instant at) {
+        Map<Long, List<String>> out = new HashMap<>();
+        TimestampBound bound =
+                TimestampBound.ofReadTimestamp(
+                        Timestamp.ofTimeSecondsAndNanos(at.getEpochSecond(), at.getNano()));
+        try (ResultSet rs =
+                db.singleUse(bound)
+                        .executeQuery(
+                                Statement.of(
+                                        "SELECT OrderId, CustomerId, Amount, UpdatedAt FROM Orders"))) {
+            while (rs.next()) {
+                out.put(
+                        rs.getLong(0),
+                        List.of(
+                                norm(rs.getLong(0)),
+                                norm(rs.getLong(1)),
+                                norm(rs.getBigDecimal(2)),
+                                norm(rs.getTimestamp(3).toSqlTimestamp().toInstant())));
+            }
+        }
+        return out;
+    }
+
+    /** A row as Flink's json formats write it (timestamps in their SQL form). */
+    private static List<String> orderRow(JsonNode row) {
+        return List.of(
+                norm(row.get("OrderId").longValue()),
+                norm(row.get("CustomerId").longValue()),
+                norm(new BigDecimal(row.get("Amount").asText())),
+                norm(Instant.parse(row.get("UpdatedAt").textValue().replace(' ', 'T'))));
+    }
+
     private static void createTopic(String topic) throws Exception {
         try (Admin admin = SpannerCdcJobKafkaITCase.admin(kafka)) {
             admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1)))
