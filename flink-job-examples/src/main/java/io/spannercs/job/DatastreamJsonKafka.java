@@ -2,7 +2,6 @@ package io.spannercs.job;
 
 import io.spannercs.flink.format.ChangeEvent;
 import io.spannercs.flink.format.datastream.DatastreamContext;
-import io.spannercs.flink.format.datastream.DatastreamJsonSerializer;
 import java.io.IOException;
 import java.io.ObjectInputStream;
 import java.util.HashMap;
@@ -15,7 +14,8 @@ import org.apache.flink.connector.kafka.sink.KafkaSinkBuilder;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
- * Datastream JSON events in a Kafka topic per table ({@code --topic}), each keyed by its row's
+ * Change events in a Kafka topic per table ({@code --topic}), in the format of {@code --format}
+ * ({@link KafkaEventFormat}: Datastream JSON, Debezium JSON or Avro), each keyed by its row's
  * primary key, so that all of a row's changes go to one partition: Flink's {@link KafkaSink}, whose
  * transactions commit on checkpoints under exactly-once.
  */
@@ -38,16 +38,13 @@ public final class DatastreamJsonKafka {
     private static final Pattern LEGAL = Pattern.compile("[A-Za-z0-9._-]*");
     private static final Pattern ILLEGAL_CHARACTER = Pattern.compile("[^A-Za-z0-9._-]");
 
-    /** The Kafka sink the options describe ({@code --sink kafka}). */
+    /** The Kafka sink the options describe ({@code --sink kafka}, {@code --format}). */
     public static KafkaSink<ChangeEvent> sink(JobOptions o, DatastreamContext context) {
         KafkaSinkBuilder<ChangeEvent> b =
                 KafkaSink.<ChangeEvent>builder()
                         .setBootstrapServers(o.bootstrapServers)
                         .setRecordSerializer(
-                                new Records(
-                                        new DatastreamJsonSerializer(context),
-                                        o.topic,
-                                        o.database));
+                                new Records(KafkaEventFormat.of(o, context), o.topic, o.database));
         if (o.deliveryGuarantee == JobOptions.DeliveryGuarantee.EXACTLY_ONCE) {
             b.setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
                     .setTransactionalIdPrefix(o.transactionalIdPrefix)
@@ -93,17 +90,17 @@ public final class DatastreamJsonKafka {
         return ILLEGAL_CHARACTER.matcher(value).replaceAll("_");
     }
 
-    /** Key: the primary key as JSON; value: the event as the files hold it; topic per table. */
+    /** Key: the primary key; value: the event, both in the format's form; topic per table. */
     static final class Records implements KafkaRecordSerializationSchema<ChangeEvent> {
         private static final long serialVersionUID = 1L;
 
-        private final DatastreamJsonSerializer serializer;
+        private final KafkaEventFormat format;
         private final String pattern;
         private final String database;
         private transient Map<String, String> topics = new HashMap<>();
 
-        Records(DatastreamJsonSerializer serializer, String pattern, String database) {
-            this.serializer = serializer;
+        Records(KafkaEventFormat format, String pattern, String database) {
+            this.format = format;
             this.pattern = pattern;
             this.database = database;
         }
@@ -115,12 +112,9 @@ public final class DatastreamJsonKafka {
                     topics.computeIfAbsent(event.getTable(), t -> topic(pattern, database, t));
             // No partition: Kafka's partitioner hashes the key, so a row stays in one partition.
             // No timestamp: the broker's time; the commit time is in the event.
+            KafkaEventFormat.Parts parts = format.serialize(event);
             return new ProducerRecord<>(
-                    topic,
-                    null,
-                    null,
-                    serializer.primaryKeyJsonBytes(event),
-                    serializer.toJsonBytes(event));
+                    topic, null, null, parts.key(), parts.value(), parts.headers());
         }
 
         private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {

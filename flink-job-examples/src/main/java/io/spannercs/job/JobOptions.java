@@ -16,9 +16,13 @@ import java.util.Map;
  * in one message.
  */
 public final class JobOptions {
-    /** Output formats: Datastream JSON lines, or Avro container files. */
+    /**
+     * Event formats: Datastream JSON ({@code datastream-json}, or {@code json}), Debezium JSON
+     * (Kafka only), Avro (container files, or Avro binary records in Kafka).
+     */
     public enum Format {
         JSON,
+        DEBEZIUM_JSON,
         AVRO
     }
 
@@ -104,8 +108,9 @@ public final class JobOptions {
         FLAGS.put("output", "DIR for the files, one folder per table (required with files)");
         FLAGS.put(
                 "format",
-                "json (Datastream events, one per line) or avro (default json; kafka: json"
-                        + " only)");
+                "datastream-json (or json: Datastream events), debezium-json (Debezium's envelope;"
+                        + " kafka only) or avro (container files, or Avro binary records in"
+                        + " kafka); default datastream-json");
         FLAGS.put(
                 "old-values",
                 "include or omit: write each change's old values (old_values) where the stream"
@@ -221,7 +226,12 @@ public final class JobOptions {
                 && startupMode.kind() == io.spannercs.flink.source.StartupMode.Kind.SNAPSHOT_ONLY) {
             problems.add("--startup-mode snapshot ends with the snapshot: drop --end-timestamp");
         }
-        format = format(v.getOrDefault("format", "json"), problems);
+        format = format(v.getOrDefault("format", "datastream-json"), problems);
+        if (format == Format.DEBEZIUM_JSON && sink != Sink.KAFKA) {
+            problems.add(
+                    "--format debezium-json is for --sink kafka: files take datastream-json or"
+                            + " avro");
+        }
         includeOldValues = includeOldValues(v.getOrDefault("old-values", "include"), problems);
         Order givenOrder = order(v.getOrDefault("order", "source"), problems);
         tables = tables(v.get("tables"), problems);
@@ -252,9 +262,6 @@ public final class JobOptions {
         order = Order.COMMIT;
         if (givenOrder == Order.SOURCE && v.containsKey("order")) {
             problems.add("--sink kafka always orders each row's changes by commit: drop --order");
-        }
-        if (format == Format.AVRO) {
-            problems.add("--sink kafka writes JSON events only: drop --format avro");
         }
         bootstrapServers = required(v, "bootstrap-servers", problems);
         topic = topic(v.getOrDefault("topic", DEFAULT_TOPIC), problems);
@@ -296,8 +303,8 @@ public final class JobOptions {
     public static String usage() {
         StringBuilder sb =
                 new StringBuilder(
-                        "Reads a Spanner change stream and writes Datastream-style events, a"
-                                + " folder of files or a Kafka topic per table, exactly once.\n\n"
+                        "Reads a Spanner change stream and writes change events (Datastream JSON, Debezium"
+                                + " JSON or Avro), a folder of files or a Kafka topic per table, exactly once.\n\n"
                                 + "Without --project it runs the demo: an"
                                 + " embedded emulator with a live workload and partition churn, the"
                                 + " job in a local Flink, progress every 2 s (demo flags: --duration"
@@ -330,11 +337,18 @@ public final class JobOptions {
     }
 
     private static Format format(String s, List<String> problems) {
-        try {
-            return Format.valueOf(s.toUpperCase(java.util.Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            problems.add("--format must be json or avro, got '" + s + "'");
-            return null;
+        switch (s.toLowerCase(java.util.Locale.ROOT)) {
+            case "datastream-json":
+            case "json":
+                return Format.JSON;
+            case "debezium-json":
+                return Format.DEBEZIUM_JSON;
+            case "avro":
+                return Format.AVRO;
+            default:
+                problems.add(
+                        "--format must be datastream-json, debezium-json or avro, got '" + s + "'");
+                return null;
         }
     }
 

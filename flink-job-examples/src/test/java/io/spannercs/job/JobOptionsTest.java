@@ -47,7 +47,8 @@ class JobOptionsTest {
                 .hasMessageContaining("--change-stream is required")
                 .hasMessageContaining("--output is required")
                 .hasMessageContaining("unknown flag --colour")
-                .hasMessageContaining("--format must be json or avro")
+                .hasMessageContaining(
+                        "--format must be datastream-json, debezium-json or avro, got 'xml'")
                 .hasMessageContaining("--parallelism must be a positive number")
                 .hasMessageContaining("--start-timestamp 'yesterday'")
                 .hasMessageContaining("--tables")
@@ -284,6 +285,30 @@ class JobOptionsTest {
     }
 
     @Test
+    void kafkaTakesEveryFormatAndFilesAllButDebeziumJson() {
+        assertThat(kafka().format).isEqualTo(JobOptions.Format.JSON);
+        assertThat(kafka("--format", "datastream-json").format).isEqualTo(JobOptions.Format.JSON);
+        assertThat(kafka("--format", "json").format).isEqualTo(JobOptions.Format.JSON);
+        assertThat(kafka("--format", "debezium-json").format)
+                .isEqualTo(JobOptions.Format.DEBEZIUM_JSON);
+        assertThat(kafka("--format=Debezium-JSON").format)
+                .isEqualTo(JobOptions.Format.DEBEZIUM_JSON);
+        assertThat(kafka("--format", "avro").format).isEqualTo(JobOptions.Format.AVRO);
+        assertThat(parse().format).isEqualTo(JobOptions.Format.JSON);
+        assertThat(parse("--format", "datastream-json").format).isEqualTo(JobOptions.Format.JSON);
+        assertThat(parse("--format", "avro").format).isEqualTo(JobOptions.Format.AVRO);
+        assertThatThrownBy(() -> parse("--format", "debezium-json"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(
+                        "--format debezium-json is for --sink kafka: files take datastream-json"
+                                + " or avro");
+        assertThatThrownBy(() -> kafka("--format", "debezium"))
+                .hasMessageContaining(
+                        "--format must be datastream-json, debezium-json or avro, got"
+                                + " 'debezium'");
+    }
+
+    @Test
     void kafkaFlagsAreCheckedNamingTheFlag() {
         assertThatThrownBy(
                         () ->
@@ -295,14 +320,12 @@ class JobOptionsTest {
                                             "--change-stream", "cs",
                                             "--sink", "kafka",
                                             "--output", "/tmp/out",
-                                            "--format", "avro",
                                             "--order", "source",
                                             "--delivery-guarantee", "twice",
                                             "--topic", "cdc.{schema}.{table}"
                                         }))
                 .hasMessageContaining("--bootstrap-servers is required")
                 .hasMessageContaining("--output is for --sink files: drop it with --sink kafka")
-                .hasMessageContaining("--sink kafka writes JSON events only: drop --format avro")
                 .hasMessageContaining("--sink kafka always orders each row's changes by commit")
                 .hasMessageContaining(
                         "--delivery-guarantee must be exactly-once or at-least-once, got 'twice'")

@@ -207,7 +207,7 @@ class SpannerCdcJobKafkaITCase {
      * One broker that is also the KRaft controller. Its client listener is bound to 127.0.0.1; the
      * test kit binds the controller's port itself, before the configuration applies.
      */
-    private static KafkaClusterTestKit startKafka() throws Exception {
+    static KafkaClusterTestKit startKafka() throws Exception {
         KafkaClusterTestKit kafka =
                 new KafkaClusterTestKit.Builder(
                                 new TestKitNodes.Builder()
@@ -235,7 +235,7 @@ class SpannerCdcJobKafkaITCase {
         return kafka;
     }
 
-    private static Admin admin(KafkaClusterTestKit kafka) {
+    static Admin admin(KafkaClusterTestKit kafka) {
         return Admin.create(
                 Map.<String, Object>of(
                         ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()));
@@ -245,7 +245,7 @@ class SpannerCdcJobKafkaITCase {
      * Every record of the topics that a {@code read_committed} consumer sees now, up to the last
      * stable offset of each partition, in offset order per partition.
      */
-    private static List<ConsumerRecord<byte[], byte[]>> readCommitted(
+    static List<ConsumerRecord<byte[], byte[]>> readCommitted(
             String bootstrapServers, Collection<String> topics) {
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);

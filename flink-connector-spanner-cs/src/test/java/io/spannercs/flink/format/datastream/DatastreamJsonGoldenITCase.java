@@ -53,7 +53,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * ARRAY values crosses the network (Kryo cannot copy their unmodifiable lists).
  */
 @org.junit.jupiter.api.Timeout(value = 4, unit = java.util.concurrent.TimeUnit.MINUTES)
-class DatastreamJsonGoldenITCase {
+public class DatastreamJsonGoldenITCase {
     @RegisterExtension
     static final MiniClusterExtension MINI_CLUSTER =
             new MiniClusterExtension(
@@ -65,7 +65,8 @@ class DatastreamJsonGoldenITCase {
     private static final List<String> CAPTURE_TYPES =
             List.of("NEW_ROW", "NEW_ROW_AND_OLD_VALUES", "OLD_AND_NEW_VALUES", "NEW_VALUES");
 
-    private static final String TABLES =
+    /** The tables of the flow: Datastream's example table and one of every type. */
+    public static final String TABLES =
             "CREATE TABLE SAMPLE (THIS_IS_MY_PK INT64 NOT NULL, FIELD1 STRING(MAX),"
                     + " FIELD2 STRING(MAX) NOT NULL) PRIMARY KEY (THIS_IS_MY_PK);\n"
                     + AllTypesTable.DDL;
@@ -150,8 +151,8 @@ class DatastreamJsonGoldenITCase {
         }
     }
 
-    /** The writes, one transaction each unless said. */
-    private static void writeTheFlow(DatabaseClient db, SpannerEmulator emulator) {
+    /** The writes, one transaction each unless said; the Debezium golden test makes them too. */
+    public static void writeTheFlow(DatabaseClient db, SpannerEmulator emulator) {
         // Datastream's example: INSERT at T0, FIELD1 set to NULL at T1, DELETE at T2.
         db.writeWithOptions(
                 List.of(

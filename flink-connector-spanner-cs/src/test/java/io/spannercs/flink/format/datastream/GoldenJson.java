@@ -19,10 +19,10 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
  * timestamp, the time of reading); the rule of that name checks the actual value instead, so no
  * field goes unchecked. A marker without a rule fails.
  */
-final class GoldenJson {
+public final class GoldenJson {
     private GoldenJson() {}
 
-    static JsonNode resource(String name) {
+    public static JsonNode resource(String name) {
         try (InputStream in = GoldenJson.class.getResourceAsStream(name)) {
             assertThat(in).as("test resource %s", name).isNotNull();
             return JsonValues.parse(in.readAllBytes());
@@ -31,7 +31,7 @@ final class GoldenJson {
         }
     }
 
-    static JsonNode parse(String json) {
+    public static JsonNode parse(String json) {
         try {
             return JsonValues.parse(json);
         } catch (IOException e) {
@@ -42,7 +42,7 @@ final class GoldenJson {
     /**
      * @param rules marker name to a check of the actual value at the marker (path, value)
      */
-    static void assertMatches(
+    public static void assertMatches(
             JsonNode actual, JsonNode expected, Map<String, BiConsumer<String, JsonNode>> rules) {
         List<String> problems = new ArrayList<>();
         compare("$", actual, expected, rules, problems);
