@@ -307,8 +307,8 @@ class JobOptionsTest {
                 .hasMessageContaining(
                         "--delivery-guarantee must be exactly-once or at-least-once, got 'twice'")
                 .hasMessageContaining("--topic 'cdc.{schema}.{table}' has an unknown placeholder");
-        assertThatThrownBy(() -> parse("--sink", "pubsub"))
-                .hasMessageContaining("--sink must be files or kafka, got 'pubsub'");
+        assertThatThrownBy(() -> parse("--sink", "sqs"))
+                .hasMessageContaining("--sink must be files, kafka or pubsub, got 'sqs'");
         assertThatThrownBy(() -> kafka("--topic", "spanner.{database}"))
                 .hasMessageContaining("--topic 'spanner.{database}' needs {table}");
         assertThatThrownBy(() -> kafka("--topic", "cdc/{table}"))
