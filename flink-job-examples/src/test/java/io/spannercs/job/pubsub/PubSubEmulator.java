@@ -35,8 +35,8 @@ import org.junit.jupiter.api.Assumptions;
  * process on a free port of 127.0.0.1, with admin clients on it, or the test skipped, saying why,
  * where it is not installed. Closing stops the clients and the process (and its children).
  */
-final class PubSubEmulator implements AutoCloseable {
-    static final String PROJECT = "pubsub-test-project";
+public final class PubSubEmulator implements AutoCloseable {
+    public static final String PROJECT = "pubsub-test-project";
 
     /** The launcher under an SDK root. */
     private static final String LAUNCHER = "platform/pubsub-emulator/bin/cloud-pubsub-emulator";
@@ -68,7 +68,7 @@ final class PubSubEmulator implements AutoCloseable {
     }
 
     /** The launcher: {@code PUBSUB_EMULATOR}, or under the gcloud SDK's usual roots. */
-    static Optional<Path> locate() {
+    public static Optional<Path> locate() {
         String env = System.getenv("PUBSUB_EMULATOR");
         if (env != null && !env.isBlank()) {
             return Optional.of(Paths.get(env)).filter(Files::isExecutable);
@@ -87,7 +87,7 @@ final class PubSubEmulator implements AutoCloseable {
     }
 
     /** Starts the emulator, or skips {@code test} where it is not installed. */
-    static PubSubEmulator startOrSkip(Class<?> test) throws Exception {
+    public static PubSubEmulator startOrSkip(Class<?> test) throws Exception {
         Optional<Path> launcher = locate();
         if (launcher.isEmpty()) {
             String reason =
@@ -146,18 +146,18 @@ final class PubSubEmulator implements AutoCloseable {
         started.get(60, TimeUnit.SECONDS);
     }
 
-    String hostPort() {
+    public String hostPort() {
         return "127.0.0.1:" + port;
     }
 
-    TopicName createTopic(String id) {
+    public TopicName createTopic(String id) {
         TopicName name = TopicName.of(PROJECT, id);
         topics.createTopic(name);
         return name;
     }
 
     /** A subscription with message ordering, and a filter unless {@code filter} is null. */
-    SubscriptionName createSubscription(String id, TopicName topic, String filter) {
+    public SubscriptionName createSubscription(String id, TopicName topic, String filter) {
         SubscriptionName name = SubscriptionName.of(PROJECT, id);
         Subscription.Builder s =
                 Subscription.newBuilder()
@@ -173,7 +173,7 @@ final class PubSubEmulator implements AutoCloseable {
     }
 
     /** Pulls up to {@code max} messages and acknowledges them; in the order received. */
-    List<ReceivedMessage> pullAndAck(SubscriptionName subscription, int max) {
+    public List<ReceivedMessage> pullAndAck(SubscriptionName subscription, int max) {
         PullResponse r = subscriptions.pull(subscription, max);
         List<String> ackIds = new ArrayList<>();
         r.getReceivedMessagesList().forEach(m -> ackIds.add(m.getAckId()));
