@@ -44,13 +44,15 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code --sink pubsub} into Google's Pub/Sub emulator (a process on 127.0.0.1; the test skips,
- * saying why, where it is not installed). The job (parallelism 2, checkpoints every 200 ms) reads
- * the emulator while a client writes with partition churn, into one topic for both tables; its
- * TaskManager is stopped once messages have arrived and a new one started, so the job restores from
- * a checkpoint and publishes again what came after it. Against the emulator's ground truth: an
- * ordered subscription gets every change at least once, duplicates only with one event id, each
- * row's changes (one ordering key) in commit order once duplicates are dropped, every attribute; an
- * ordered subscription filtered on {@code attributes.table} gets exactly its table's changes.
+ * saying why, where it is not installed). The job (parallelism 2, checkpoints every 2 s) reads the
+ * emulator while a client writes with partition churn, into one topic for both tables; its
+ * TaskManager is stopped once messages have arrived after a completed checkpoint (before the next)
+ * and a new one started, so the job restores from that checkpoint and publishes again what came
+ * after it. Against the emulator's ground truth: an ordered subscription gets every change at least
+ * once, duplicates only with one event id, each row's changes (one ordering key) in commit order
+ * once duplicates are dropped, every attribute; what a subscription filtered on {@code
+ * attributes.table} selects is exactly its table's changes (the emulator stores no filter, so that
+ * is checked on the attribute).
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class SpannerCdcJobPubSubITCase {
@@ -124,8 +126,22 @@ class SpannerCdcJobPubSubITCase {
             CompletableFuture<Integer> writes =
                     CompletableFuture.supplyAsync(() -> write(emulator, clients, end));
             try {
-                // Mid-run: messages arrived, more to come.
-                await("messages while the job runs", Duration.ofSeconds(60), () -> all.size() > 0);
+                // Mid-run, between two checkpoints with messages published after the first: the
+                // restored job publishes those again.
+                long[] checkpoint = {-1};
+                int[] receivedAtCheckpoint = {0};
+                await(
+                        "messages published after a completed checkpoint, before the next",
+                        Duration.ofSeconds(60),
+                        () -> {
+                            long completed = completedCheckpoints(miniCluster, job);
+                            if (completed != checkpoint[0]) {
+                                checkpoint[0] = completed;
+                                receivedAtCheckpoint[0] = all.size();
+                                return false;
+                            }
+                            return completed > 0 && all.size() > receivedAtCheckpoint[0];
+                        });
                 assertThat(Instant.now()).as("stopped before the end timestamp").isBefore(end);
                 miniCluster.terminateTaskManager(0).get(30, TimeUnit.SECONDS);
                 miniCluster.startTaskManager();
@@ -383,6 +399,19 @@ class SpannerCdcJobPubSubITCase {
             }
         }
         return n;
+    }
+
+    private static long completedCheckpoints(MiniCluster miniCluster, JobClient job) {
+        try {
+            return miniCluster
+                    .getExecutionGraph(job.getJobID())
+                    .get()
+                    .getCheckpointStatsSnapshot()
+                    .getCounts()
+                    .getNumberOfCompletedCheckpoints();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** Restarts the failed job at once, a few times. */
