@@ -116,7 +116,8 @@ public final class JobOptions {
                 "order",
                 "source (each file holds a row's changes in commit order) or commit (rows keyed"
                         + " and released in commit order on the watermark, so a row's changes"
-                        + " reach one writer in order; default source; kafka: always commit)");
+                        + " reach one writer in order; default source; kafka and pubsub: always"
+                        + " commit)");
         FLAGS.put("bootstrap-servers", "host:port,... of the Kafka cluster (required with kafka)");
         FLAGS.put(
                 "topic",
@@ -245,6 +246,12 @@ public final class JobOptions {
             if (givenOrder == Order.SOURCE && v.containsKey("order")) {
                 problems.add(
                         "--sink pubsub always orders each row's changes by commit: drop --order");
+            }
+            // Only the formats the sink knows; a format added for Kafka is not silently JSON.
+            if (format != null && format != Format.JSON && format != Format.AVRO) {
+                problems.add(
+                        "--sink pubsub publishes json or avro events, got --format "
+                                + format.name().toLowerCase(java.util.Locale.ROOT));
             }
             pubsub =
                     io.spannercs.job.pubsub.PubSubOptions.parse(

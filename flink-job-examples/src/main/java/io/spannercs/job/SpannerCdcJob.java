@@ -270,9 +270,13 @@ public final class SpannerCdcJob {
     /** The Pub/Sub sink the options describe ({@code --sink pubsub}). */
     private static PubSubSink pubSubSink(JobOptions o) {
         PubSubMessages.Data data =
-                o.format == JobOptions.Format.AVRO
-                        ? PubSubMessages.Data.AVRO
-                        : PubSubMessages.Data.JSON;
+                switch (o.format) {
+                    case JSON -> PubSubMessages.Data.JSON;
+                    case AVRO -> PubSubMessages.Data.AVRO;
+                    default ->
+                            throw new IllegalArgumentException(
+                                    "--sink pubsub publishes json or avro events");
+                };
         return new PubSubSink(o.pubsub, new PubSubMessages(data, datastreamContext(o)), o.database);
     }
 
