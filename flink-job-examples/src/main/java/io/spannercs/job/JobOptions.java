@@ -35,10 +35,11 @@ public final class JobOptions {
         COMMIT
     }
 
-    /** Where the changes go: files per table, or a Kafka topic per table. */
+    /** Where the changes go: files per table, a Kafka topic per table, or Pub/Sub topics. */
     public enum Sink {
         FILES,
-        KAFKA
+        KAFKA,
+        PUBSUB
     }
 
     /** The Kafka sink's delivery: transactions read with read_committed, or plain sends. */
@@ -103,14 +104,15 @@ public final class JobOptions {
         FLAGS.put("end-timestamp", "last commit time read, RFC 3339; makes the job finish");
         FLAGS.put(
                 "sink",
-                "files (a folder per table under --output) or kafka (a topic per table; see"
-                        + " --bootstrap-servers); default files");
+                "files (a folder per table under --output), kafka (a topic per table; see"
+                        + " --bootstrap-servers) or pubsub (Pub/Sub topics; see --pubsub-topic);"
+                        + " default files");
         FLAGS.put("output", "DIR for the files, one folder per table (required with files)");
         FLAGS.put(
                 "format",
                 "datastream-json (or json: Datastream events), debezium-json (Debezium's envelope;"
-                        + " kafka only) or avro (container files, or Avro binary records in"
-                        + " kafka); default datastream-json");
+                        + " kafka only) or avro (container files, Avro binary records in kafka,"
+                        + " a message's data in pubsub); default datastream-json");
         FLAGS.put(
                 "old-values",
                 "include or omit: write each change's old values (old_values) where the stream"
@@ -119,7 +121,8 @@ public final class JobOptions {
                 "order",
                 "source (each file holds a row's changes in commit order) or commit (rows keyed"
                         + " and released in commit order on the watermark, so a row's changes"
-                        + " reach one writer in order; default source; kafka: always commit)");
+                        + " reach one writer in order; default source; kafka and pubsub: always"
+                        + " commit)");
         FLAGS.put("bootstrap-servers", "host:port,... of the Kafka cluster (required with kafka)");
         FLAGS.put(
                 "topic",
@@ -140,6 +143,7 @@ public final class JobOptions {
                 KAFKA_PROPERTY,
                 "KEY=VALUE for the Kafka producer, e.g. security.protocol=SASL_SSL; repeat for"
                         + " more; values are never printed");
+        FLAGS.putAll(io.spannercs.job.pubsub.PubSubOptions.FLAGS);
         FLAGS.put("tables", "table RULES, e.g. -/.*_audit,Orders(Customer Amount),/Inv.*");
         FLAGS.put("parallelism", "N source subtasks (default: the cluster's)");
         FLAGS.put(
@@ -195,6 +199,9 @@ public final class JobOptions {
     /** {@code --kafka-property} in the order given; empty without. Values are secret. */
     final Map<String, String> kafkaProperties;
 
+    /** With {@code --sink pubsub}; else null. */
+    final io.spannercs.job.pubsub.PubSubOptions pubsub;
+
     private JobOptions(
             Map<String, String> v, List<String> kafkaPropertyArgs, List<String> problems) {
         project = required(v, "project", problems);
@@ -202,9 +209,11 @@ public final class JobOptions {
         database = required(v, "database", problems);
         changeStream = required(v, "change-stream", problems);
         sink = sink(v.getOrDefault("sink", "files"), problems);
-        if (sink == Sink.KAFKA) {
+        if (sink == Sink.KAFKA || sink == Sink.PUBSUB) {
             if (v.containsKey("output")) {
-                problems.add("--output is for --sink files: drop it with --sink kafka");
+                problems.add(
+                        "--output is for --sink files: drop it with --sink "
+                                + sink.name().toLowerCase(java.util.Locale.ROOT));
             }
             output = null;
         } else {
@@ -229,8 +238,8 @@ public final class JobOptions {
         format = format(v.getOrDefault("format", "datastream-json"), problems);
         if (format == Format.DEBEZIUM_JSON && sink != Sink.KAFKA) {
             problems.add(
-                    "--format debezium-json is for --sink kafka: files take datastream-json or"
-                            + " avro");
+                    "--format debezium-json is for --sink kafka: files and pubsub take"
+                            + " datastream-json or avro");
         }
         includeOldValues = includeOldValues(v.getOrDefault("old-values", "include"), problems);
         Order givenOrder = order(v.getOrDefault("order", "source"), problems);
@@ -242,8 +251,25 @@ public final class JobOptions {
                         v.getOrDefault("checkpoint-interval", "10s"),
                         problems);
         unknownValues = unknownValues(v.getOrDefault("unknown-values", "fail"), problems);
+        // Pub/Sub: like Kafka, each row's changes in commit order (the same keyed reorder).
+        if (sink == Sink.PUBSUB) {
+            if (givenOrder == Order.SOURCE && v.containsKey("order")) {
+                problems.add(
+                        "--sink pubsub always orders each row's changes by commit: drop --order");
+            }
+            pubsub =
+                    io.spannercs.job.pubsub.PubSubOptions.parse(
+                            v,
+                            project,
+                            credentials,
+                            (f, s) -> duration(f.substring(2), s, problems),
+                            problems);
+        } else {
+            io.spannercs.job.pubsub.PubSubOptions.rejectWithOtherSink(v, problems);
+            pubsub = null;
+        }
         if (sink != Sink.KAFKA) {
-            order = givenOrder;
+            order = sink == Sink.PUBSUB ? Order.COMMIT : givenOrder;
             for (String flag : KAFKA_FLAGS) {
                 if (v.containsKey(flag)
                         || (flag.equals(KAFKA_PROPERTY) && !kafkaPropertyArgs.isEmpty())) {
@@ -303,8 +329,9 @@ public final class JobOptions {
     public static String usage() {
         StringBuilder sb =
                 new StringBuilder(
-                        "Reads a Spanner change stream and writes change events (Datastream JSON, Debezium"
-                                + " JSON or Avro), a folder of files or a Kafka topic per table, exactly once.\n\n"
+                        "Reads a Spanner change stream and writes change events (Datastream JSON,"
+                                + " Debezium JSON or Avro): a folder of files or a Kafka topic per"
+                                + " table, exactly once, or Pub/Sub topics, at least once.\n\n"
                                 + "Without --project it runs the demo: an"
                                 + " embedded emulator with a live workload and partition churn, the"
                                 + " job in a local Flink, progress every 2 s (demo flags: --duration"
@@ -368,7 +395,7 @@ public final class JobOptions {
         try {
             return Sink.valueOf(s.toUpperCase(java.util.Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            problems.add("--sink must be files or kafka, got '" + s + "'");
+            problems.add("--sink must be files, kafka or pubsub, got '" + s + "'");
             return null;
         }
     }

@@ -14,6 +14,8 @@ import io.spannercs.flink.source.SpannerChangeStreamSource;
 import io.spannercs.flink.source.SpannerChangeStreamSourceBuilder;
 import io.spannercs.flink.source.config.NameCheck;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
+import io.spannercs.job.pubsub.PubSubMessages;
+import io.spannercs.job.pubsub.PubSubSink;
 import java.time.Clock;
 import java.util.Arrays;
 import org.apache.avro.generic.GenericRecord;
@@ -61,9 +63,11 @@ public final class SpannerCdcJob {
                 "Spanner change stream "
                         + options.changeStream
                         + " to "
-                        + (options.sink == JobOptions.Sink.KAFKA
-                                ? "Kafka topics " + options.topic
-                                : options.output));
+                        + switch (options.sink) {
+                            case KAFKA -> "Kafka topics " + options.topic;
+                            case PUBSUB -> "Pub/Sub topics " + options.pubsub.topicPattern();
+                            default -> options.output;
+                        });
     }
 
     /** How long the check of the names before submitting waits for Spanner. */
@@ -199,6 +203,9 @@ public final class SpannerCdcJob {
      */
     public static final String KAFKA_SINK_UID = "spanner-cdc-kafka";
 
+    /** The Pub/Sub sink's writer ({@code --sink pubsub}; no state: it flushes on checkpoints). */
+    public static final String PUBSUB_SINK_UID = "spanner-cdc-pubsub";
+
     /** Adds the source and the sink to the environment, and configures checkpointing. */
     public static void attach(StreamExecutionEnvironment env, JobOptions o) {
         env.enableCheckpointing(o.checkpointInterval.toMillis(), CheckpointingMode.EXACTLY_ONCE);
@@ -213,6 +220,14 @@ public final class SpannerCdcJob {
                     .sinkTo(DatastreamJsonKafka.sink(o, datastreamContext(o)))
                     .uid(KAFKA_SINK_UID)
                     .name("kafka");
+            return;
+        }
+        if (o.sink == JobOptions.Sink.PUBSUB) {
+            // In commit order for the reason Kafka is: a moved row's readers would race.
+            inCommitOrder(changeEvents(env, o, sourceName))
+                    .sinkTo(pubSubSink(o))
+                    .uid(PUBSUB_SINK_UID)
+                    .name("pubsub");
             return;
         }
         Path out = new Path(o.output);
@@ -250,6 +265,19 @@ public final class SpannerCdcJob {
                     .uid(JSON_SINK_UID)
                     .name("json files");
         }
+    }
+
+    /** The Pub/Sub sink the options describe ({@code --sink pubsub}). */
+    private static PubSubSink pubSubSink(JobOptions o) {
+        PubSubMessages.Data data =
+                switch (o.format) {
+                    case JSON -> PubSubMessages.Data.JSON;
+                    case AVRO -> PubSubMessages.Data.AVRO;
+                    default ->
+                            throw new IllegalArgumentException(
+                                    "--sink pubsub publishes json or avro events");
+                };
+        return new PubSubSink(o.pubsub, new PubSubMessages(data, datastreamContext(o)), o.database);
     }
 
     /** The Datastream JSON events' context: where they come from. */

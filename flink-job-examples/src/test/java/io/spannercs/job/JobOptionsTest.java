@@ -300,8 +300,8 @@ class JobOptionsTest {
         assertThatThrownBy(() -> parse("--format", "debezium-json"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining(
-                        "--format debezium-json is for --sink kafka: files take datastream-json"
-                                + " or avro");
+                        "--format debezium-json is for --sink kafka: files and pubsub take"
+                                + " datastream-json or avro");
         assertThatThrownBy(() -> kafka("--format", "debezium"))
                 .hasMessageContaining(
                         "--format must be datastream-json, debezium-json or avro, got"
@@ -330,8 +330,8 @@ class JobOptionsTest {
                 .hasMessageContaining(
                         "--delivery-guarantee must be exactly-once or at-least-once, got 'twice'")
                 .hasMessageContaining("--topic 'cdc.{schema}.{table}' has an unknown placeholder");
-        assertThatThrownBy(() -> parse("--sink", "pubsub"))
-                .hasMessageContaining("--sink must be files or kafka, got 'pubsub'");
+        assertThatThrownBy(() -> parse("--sink", "sqs"))
+                .hasMessageContaining("--sink must be files, kafka or pubsub, got 'sqs'");
         assertThatThrownBy(() -> kafka("--topic", "spanner.{database}"))
                 .hasMessageContaining("--topic 'spanner.{database}' needs {table}");
         assertThatThrownBy(() -> kafka("--topic", "cdc/{table}"))

@@ -85,6 +85,31 @@ class SpannerCdcJobGraphTest {
     }
 
     /**
+     * {@code --sink pubsub}, JSON or Avro: the source, the keyed reorder (always, so each row's
+     * changes reach one writer in commit order) and the Pub/Sub sink's writer (no committer).
+     */
+    @ParameterizedTest(name = "--sink pubsub --format {0}")
+    @CsvSource({"json", "avro"})
+    void thePubSubJobHasItsFixedUids(String format) {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        SpannerCdcJob.attach(
+                env,
+                JobOptions.parse(
+                        new String[] {
+                            "--project", "p",
+                            "--instance", "i",
+                            "--database", "d",
+                            "--change-stream", "cs",
+                            "--emulator-host", "127.0.0.1:9010",
+                            "--sink", "pubsub",
+                            "--format", format
+                        }));
+        assertThat(uids(env))
+                .containsExactly("spanner-cdc-source", "spanner-cdc-reorder", "spanner-cdc-pubsub");
+        assertThat(SpannerCdcJob.PUBSUB_SINK_UID).isEqualTo("spanner-cdc-pubsub");
+    }
+
+    /**
      * The uids of the graph's operators in graph order, checking that every operator has one and
      * that the job graph serializes, as a submission does.
      */
