@@ -44,8 +44,7 @@ class JobOptionsPubSubTest {
                 .hasMessageContaining(
                         "--format debezium-json is for --sink kafka: files and pubsub take"
                                 + " datastream-json or avro");
-        assertThat(pubsub("--format", "datastream-json").format)
-                .isEqualTo(JobOptions.Format.JSON);
+        assertThat(pubsub("--format", "datastream-json").format).isEqualTo(JobOptions.Format.JSON);
     }
 
     @Test
