@@ -32,9 +32,11 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * One focused test per specification edge (docs/emulator.md): the emulator shows only that edge,
- * partitions churn, a workload writes, and a job of parallelism 2 with checkpoints and no restart
- * strategy reads the stream. Every change must come out exactly once, every key in commit order,
- * the job must not fail, and the edge must have happened.
+ * partitions churn and a workload writes until the range holds what the test needs (see {@link
+ * Run#writeEnough}); then a bounded job of parallelism 2 with checkpoints and no restart strategy
+ * reads the range, ending once it has read it rather than after a fixed window. Every change must
+ * come out exactly once, every key in commit order, the job must not fail, and the edge must have
+ * happened.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class EdgeCasesITCase {
