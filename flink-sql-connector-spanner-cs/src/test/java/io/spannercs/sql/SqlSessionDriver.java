@@ -191,18 +191,29 @@ public final class SqlSessionDriver {
                 || (name.startsWith("globalEventExecutor") && stack.contains("io.spannercs"));
     }
 
+    /**
+     * Client threads in this process; waits up to 15 s for them to end (as on the cluster), instead
+     * of looking once after a fixed 3 s.
+     */
     private static List<String> clientThreadsHere() throws InterruptedException {
-        Thread.sleep(3000);
-        List<String> names = new ArrayList<>();
-        for (Thread t : Thread.getAllStackTraces().keySet()) {
-            StringBuilder stack = new StringBuilder();
-            for (StackTraceElement e : t.getStackTrace()) {
-                stack.append(e).append('\n');
+        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        List<String> names;
+        do {
+            names = new ArrayList<>();
+            for (Thread t : Thread.getAllStackTraces().keySet()) {
+                StringBuilder stack = new StringBuilder();
+                for (StackTraceElement e : t.getStackTrace()) {
+                    stack.append(e).append('\n');
+                }
+                if (t.isAlive() && isClientThread(t.getName(), stack.toString())) {
+                    names.add(t.getName());
+                }
             }
-            if (isClientThread(t.getName(), stack.toString())) {
-                names.add(t.getName());
+            if (names.isEmpty()) {
+                return names;
             }
-        }
+            Thread.sleep(200); // polls the condition
+        } while (System.nanoTime() < deadline);
         return names;
     }
 

@@ -10,6 +10,7 @@ import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.Spanner;
 import com.google.cloud.spanner.SpannerOptions;
 import com.google.cloud.spanner.Statement;
+import io.spannercs.emulator.testing.Await;
 import io.spannercs.emulator.testing.EmulatorClients;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
@@ -17,9 +18,10 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -253,8 +255,8 @@ class EmulatorMainTest {
                         + "CREATE CHANGE STREAM things_cs FOR Things;\n");
         LineCapture capture = new LineCapture();
         PrintStream out = new PrintStream(capture, true, StandardCharsets.UTF_8);
-        CompletableFuture<Integer> code =
-                CompletableFuture.supplyAsync(
+        MainThread code =
+                MainThread.start(
                         () ->
                                 EmulatorMain.run(
                                         new String[] {
@@ -274,7 +276,7 @@ class EmulatorMainTest {
                                             "--stats-interval",
                                             "0s",
                                             "--duration",
-                                            "6s"
+                                            "10m"
                                         },
                                         out));
         int port = capture.awaitPort();
@@ -287,20 +289,14 @@ class EmulatorMainTest {
                         .getService();
         try {
             DatabaseClient client = spanner.getDatabaseClient(DatabaseId.of("p", "i", "d"));
-            Thread.sleep(500);
-            int rows = 0;
-            try (ResultSet rs =
-                    client.singleUse().executeQuery(Statement.of("SELECT Id, N FROM Things"))) {
-                while (rs.next()) {
-                    assertThat(rs.getString(0)).startsWith("key-");
-                    rows++;
-                }
-            }
-            assertThat(rows).isPositive();
+            Await.until(
+                    "rows the workload wrote",
+                    Duration.ofSeconds(30),
+                    () -> keys(client, "SELECT Id, N FROM Things") > 0);
         } finally {
             spanner.close();
         }
-        assertThat(code.get(30, TimeUnit.SECONDS)).isZero();
+        assertThat(code.stop()).isZero();
         assertThat(capture.text()).doesNotContain("changes/s").endsWith("stopped\n");
     }
 
@@ -315,8 +311,8 @@ class EmulatorMainTest {
                         + " 'MUTABLE_KEY_RANGE');\n");
         LineCapture capture = new LineCapture();
         PrintStream out = new PrintStream(capture, true, StandardCharsets.UTF_8);
-        CompletableFuture<Integer> code =
-                CompletableFuture.supplyAsync(
+        MainThread code =
+                MainThread.start(
                         () ->
                                 EmulatorMain.run(
                                         new String[] {
@@ -331,7 +327,7 @@ class EmulatorMainTest {
                                             "--stats-interval",
                                             "0s",
                                             "--duration",
-                                            "4s"
+                                            "10m"
                                         },
                                         out));
         int port = capture.awaitPort();
@@ -342,21 +338,54 @@ class EmulatorMainTest {
                         "emulator-instance",
                         "emulator-db")) {
             assertThat(c.client().getDialect()).isEqualTo(Dialect.POSTGRESQL);
-            Thread.sleep(500);
-            int rows = 0;
-            try (ResultSet rs =
-                    c.client()
-                            .singleUse()
-                            .executeQuery(Statement.of("SELECT id, amount FROM things"))) {
-                while (rs.next()) {
-                    assertThat(rs.getString(0)).startsWith("key-");
-                    rows++;
-                }
-            }
-            assertThat(rows).isPositive();
+            Await.until(
+                    "rows the workload wrote",
+                    Duration.ofSeconds(30),
+                    () -> keys(c.client(), "SELECT id, amount FROM things") > 0);
         }
-        assertThat(code.get(30, TimeUnit.SECONDS)).isZero();
+        assertThat(code.stop()).isZero();
         assertThat(capture.text()).contains("(PostgreSQL)").endsWith("stopped\n");
+    }
+
+    /**
+     * The emulator's main on a thread of its own, with a duration longer than any test: the test
+     * stops it once it has checked what it serves, by interrupting it (as Ctrl-C ends its wait), so
+     * a slow machine never finds it gone. {@code runsWithEveryEdgeCase} covers the duration.
+     */
+    private static final class MainThread {
+        private final Thread thread;
+        private final AtomicReference<Integer> code = new AtomicReference<>();
+
+        private MainThread(java.util.function.IntSupplier main) {
+            thread = new Thread(() -> code.set(main.getAsInt()), "emulator-main");
+            thread.setDaemon(true);
+        }
+
+        static MainThread start(java.util.function.IntSupplier main) {
+            MainThread m = new MainThread(main);
+            m.thread.start();
+            return m;
+        }
+
+        /** Stops the main and returns its exit code. */
+        int stop() throws InterruptedException {
+            thread.interrupt();
+            thread.join(TimeUnit.SECONDS.toMillis(30));
+            assertThat(thread.isAlive()).as("the emulator's main still runs").isFalse();
+            return code.get();
+        }
+    }
+
+    /** Rows the query returns, each keyed as the random workload keys its rows. */
+    private static int keys(DatabaseClient client, String sql) {
+        int rows = 0;
+        try (ResultSet rs = client.singleUse().executeQuery(Statement.of(sql))) {
+            while (rs.next()) {
+                assertThat(rs.getString(0)).startsWith("key-");
+                rows++;
+            }
+        }
+        return rows;
     }
 
     /** Collects output and finds the port of the listening line. */

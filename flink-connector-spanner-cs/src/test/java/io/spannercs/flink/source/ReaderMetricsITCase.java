@@ -3,6 +3,7 @@ package io.spannercs.flink.source;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spannercs.emulator.SpannerEmulator;
+import io.spannercs.emulator.testing.Await;
 import io.spannercs.emulator.workload.WorkloadConfig;
 import io.spannercs.emulator.workload.WorkloadGenerator;
 import io.spannercs.flink.format.ChangeEvent;
@@ -189,7 +190,36 @@ class ReaderMetricsITCase {
             org.apache.flink.core.execution.JobClient client =
                     env.executeAsync("partitions that end, unbounded");
             try {
-                Thread.sleep(8000);
+                // Instead of a fixed 8 s: until three partitions have ended (merges) and the job
+                // has read every change committed until a second after the third end, so a reader
+                // that queried ended partitions again had that second and more to loop in.
+                long startMicros = EmulatorSources.micros(start);
+                var cs = emulator.database().changeStream("mutable_cs");
+                Await.until(
+                        "three partitions to end",
+                        java.time.Duration.ofSeconds(60),
+                        () ->
+                                cs.partitionsEndedBetween(
+                                                startMicros, EmulatorSources.micros(Instant.now()))
+                                        >= 3);
+                Instant readUntil = Instant.now().plusSeconds(1);
+                Await.until(
+                        "a commit after " + readUntil,
+                        java.time.Duration.ofSeconds(60),
+                        () ->
+                                emulator.database().groundTruth().stream()
+                                        .anyMatch(t -> t.commitTimestamp().isAfter(readUntil)));
+                long written =
+                        GroundTruth.expected(
+                                        emulator.database(),
+                                        "mutable_cs",
+                                        startMicros,
+                                        EmulatorSources.micros(readUntil))
+                                .size();
+                Await.until(
+                        "the job to read the " + written + " changes until " + readUntil,
+                        java.time.Duration.ofSeconds(60),
+                        () -> sum(client.getJobID(), "numRecordsMutableKeyRange") >= written);
                 long queries = sum(client.getJobID(), "numPartitionQueries");
                 // Each partition needs one query (windows of 30 minutes); allow retries and a
                 // confirmation each, nothing like a loop.

@@ -42,6 +42,7 @@ public final class ChangeStream implements CommitListener {
     private final int maxPartitions;
     private final long createdMicros;
     private final Map<String, Partition> byToken = new ConcurrentHashMap<>();
+    private long churnEvents;
 
     /** Range start to owning live partition; a range runs to the next key. Guarded by db. */
     private final TreeMap<Long, Partition> owners = new TreeMap<>();
@@ -123,6 +124,27 @@ public final class ChangeStream implements CommitListener {
         }
         out.sort((a, b) -> a.token().compareTo(b.token()));
         return out;
+    }
+
+    /** How many churn operations ({@link #churn}) the stream went through so far. */
+    public long churnEvents() {
+        synchronized (db) {
+            return churnEvents;
+        }
+    }
+
+    /**
+     * How many partitions ended after {@code afterMicros} and at or before {@code toMicros}: the
+     * churn a reader of that range goes through.
+     */
+    public int partitionsEndedBetween(long afterMicros, long toMicros) {
+        int n = 0;
+        for (Partition p : byToken.values()) {
+            if (p.endMicros() > afterMicros && p.endMicros() <= toMicros) {
+                n++;
+            }
+        }
+        return n;
     }
 
     /** Tokens of the partitions live now. */
@@ -376,6 +398,7 @@ public final class ChangeStream implements CommitListener {
      */
     public void churn(ChurnOp op) {
         synchronized (db) {
+            churnEvents++;
             List<Partition> live = new ArrayList<>(new java.util.LinkedHashSet<>(owners.values()));
             Collections.shuffle(live, random);
             boolean mutable = def.partitionMode() == PartitionMode.MUTABLE_KEY_RANGE;

@@ -28,6 +28,8 @@ public final class FaultInjector {
     private final Map<String, StreamFailure> streamFailures = new ConcurrentHashMap<>();
     private final Map<String, Duration> latencies = new ConcurrentHashMap<>();
     private final Set<String> held = ConcurrentHashMap.newKeySet();
+    private final Map<String, java.util.concurrent.atomic.AtomicLong> heldWaits =
+            new ConcurrentHashMap<>();
     private final Set<String> heldReads = ConcurrentHashMap.newKeySet();
     private final AtomicInteger commitRejections = new AtomicInteger();
     private volatile Status.Code commitRejectionCode = Status.Code.ABORTED;
@@ -226,9 +228,24 @@ public final class FaultInjector {
         return null;
     }
 
-    /** Whether the partition's queries must wait for {@link #release}. */
+    /** Whether the partition's queries must wait for {@link #release}; counts each such wait. */
     boolean isHeld(String token) {
-        return token != null && held.contains(token);
+        if (token == null || !held.contains(token)) {
+            return false;
+        }
+        heldWaits
+                .computeIfAbsent(token, t -> new java.util.concurrent.atomic.AtomicLong())
+                .incrementAndGet();
+        return true;
+    }
+
+    /**
+     * How many times a query of the partition found it held and waited: a test waits for this
+     * instead of a time to know that a query has reached the hold (and sent nothing past it).
+     */
+    public long heldWaits(String token) {
+        java.util.concurrent.atomic.AtomicLong n = heldWaits.get(token);
+        return n == null ? 0 : n.get();
     }
 
     /** Delay before each row of the partition's queries. */

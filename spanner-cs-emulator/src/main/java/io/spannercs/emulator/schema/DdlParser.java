@@ -2,6 +2,7 @@ package io.spannercs.emulator.schema;
 
 import com.google.spanner.v1.Type;
 import com.google.spanner.v1.TypeCode;
+import io.spannercs.emulator.parse.TokenCursor;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,11 +15,10 @@ import java.util.Map;
  * model (interleaving, row deletion policies, column options, defaults) are accepted and ignored.
  */
 public final class DdlParser {
-    private final List<String> tokens;
-    private int pos;
+    private final TokenCursor<String> in;
 
     private DdlParser(String ddl) {
-        this.tokens = tokenize(ddl);
+        this.in = new TokenCursor<>(tokenize(ddl), t -> t, "DDL");
     }
 
     /** Parses a whole GoogleSQL DDL script into a schema. */
@@ -50,7 +50,7 @@ public final class DdlParser {
         }
         DdlParser p = new DdlParser(ddl);
         VersionRetention retention = null;
-        while (p.pos < p.tokens.size()) {
+        while (!p.in.atEnd()) {
             if (p.accept(";")) {
                 continue;
             }
@@ -71,7 +71,7 @@ public final class DdlParser {
         List<TableDef> tables = new ArrayList<>();
         List<ChangeStreamDef> streams = new ArrayList<>();
         VersionRetention retention = null;
-        while (pos < tokens.size()) {
+        while (!in.atEnd()) {
             if (accept(";")) {
                 continue;
             }
@@ -79,7 +79,7 @@ public final class DdlParser {
                 expectWord("DATABASE");
                 VersionRetention r = parseAlterDatabase();
                 retention = r == null ? retention : r;
-                if (pos < tokens.size()) {
+                if (!in.atEnd()) {
                     expect(";");
                 }
                 continue;
@@ -93,7 +93,7 @@ public final class DdlParser {
             } else {
                 throw error("Expected TABLE or CHANGE STREAM after CREATE");
             }
-            if (pos < tokens.size()) {
+            if (!in.atEnd()) {
                 expect(";");
             }
         }
@@ -123,7 +123,7 @@ public final class DdlParser {
                 } else if (value.startsWith("'") || value.startsWith("\"")) {
                     retention = VersionRetention.parse(unquote(value));
                 } else {
-                    pos--;
+                    in.back();
                     throw error(
                             VersionRetention.OPTION
                                     + " takes a string such as '1h' or '7d', or NULL");
@@ -152,7 +152,7 @@ public final class DdlParser {
                     } else if (peek("(")) {
                         skipBalanced();
                     } else {
-                        pos++; // OPTIONS, DEFAULT, AS (...) STORED, HIDDEN: not modelled
+                        in.skip(); // OPTIONS, DEFAULT, AS (...) STORED, HIDDEN: not modelled
                     }
                 }
                 columns.add(new ColumnDef(col, type, notNull, columns.size() + 1, false));
@@ -177,13 +177,7 @@ public final class DdlParser {
             accept(",");
         }
         // INTERLEAVE IN PARENT ..., ROW DELETION POLICY (...): not modelled.
-        while (pos < tokens.size() && !peek(";")) {
-            if (peek("(")) {
-                skipBalanced();
-            } else {
-                pos++;
-            }
-        }
+        skipUntilTopLevel(";");
         return new TableDef(name, columns, keys, descending);
     }
 
@@ -211,7 +205,7 @@ public final class DdlParser {
                 code = TypeCode.valueOf(word);
                 break;
             default:
-                pos--;
+                in.back();
                 throw error("Unsupported column type " + word);
         }
         if ((code == TypeCode.STRING || code == TypeCode.BYTES) && peek("(")) {
@@ -311,39 +305,28 @@ public final class DdlParser {
                 && (Character.isLetter(t.charAt(0)) || t.charAt(0) == '_' || t.charAt(0) == '`')) {
             return unquote(t);
         }
-        pos--;
+        in.back();
         throw error("Expected a name");
     }
 
     private String next() {
-        if (pos >= tokens.size()) {
-            throw new IllegalArgumentException("Unexpected end of DDL");
-        }
-        return tokens.get(pos++);
+        return in.next();
     }
 
     private boolean peek(String t) {
-        return pos < tokens.size() && tokens.get(pos).equals(t);
+        return in.peekIs(t::equals);
     }
 
     private boolean peekWord(String w) {
-        return pos < tokens.size() && tokens.get(pos).equalsIgnoreCase(w);
+        return in.peekIs(w::equalsIgnoreCase);
     }
 
     private boolean accept(String t) {
-        if (peek(t)) {
-            pos++;
-            return true;
-        }
-        return false;
+        return in.accept(t::equals);
     }
 
     private boolean acceptWord(String w) {
-        if (peekWord(w)) {
-            pos++;
-            return true;
-        }
-        return false;
+        return in.accept(w::equalsIgnoreCase);
     }
 
     private void expect(String t) {
@@ -360,38 +343,14 @@ public final class DdlParser {
 
     private void skipBalanced() {
         expect("(");
-        int depth = 1;
-        while (depth > 0) {
-            String t = next();
-            if (t.equals("(")) {
-                depth++;
-            } else if (t.equals(")")) {
-                depth--;
-            }
-        }
+        in.skipToClose("("::equals, ")"::equals);
     }
 
     private void skipUntilTopLevel(String... stops) {
-        while (pos < tokens.size()) {
-            for (String s : stops) {
-                if (peek(s)) {
-                    return;
-                }
-            }
-            if (peek("(")) {
-                skipBalanced();
-            } else {
-                pos++;
-            }
-        }
+        in.skipUntilTopLevel(t -> List.of(stops).contains(t), "("::equals, ")"::equals);
     }
 
     private IllegalArgumentException error(String message) {
-        StringBuilder near = new StringBuilder();
-        for (int i = pos; i < Math.min(tokens.size(), pos + 6); i++) {
-            near.append(tokens.get(i)).append(' ');
-        }
-        return new IllegalArgumentException(
-                "DDL error: " + message + " near '" + near.toString().trim() + "'");
+        return new IllegalArgumentException("DDL error: " + message + " near '" + in.near(6) + "'");
     }
 }

@@ -1,6 +1,7 @@
 package io.spannercs.emulator.schema;
 
 import com.google.spanner.v1.Type;
+import io.spannercs.emulator.parse.TokenCursor;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -33,11 +34,10 @@ final class PgDdlParser {
         SYMBOL
     }
 
-    private final List<Token> tokens;
-    private int pos;
+    private final TokenCursor<Token> in;
 
     private PgDdlParser(String ddl) {
-        this.tokens = tokenize(ddl);
+        this.in = new TokenCursor<>(tokenize(ddl), Token::text, "DDL");
     }
 
     static Schema parse(String ddl) {
@@ -48,7 +48,7 @@ final class PgDdlParser {
     static java.util.Optional<VersionRetention> parseAlterDatabase(String ddl) {
         PgDdlParser p = new PgDdlParser(ddl);
         VersionRetention retention = null;
-        while (p.pos < p.tokens.size()) {
+        while (!p.in.atEnd()) {
             if (p.acceptSymbol(";")) {
                 continue;
             }
@@ -69,7 +69,7 @@ final class PgDdlParser {
         List<TableDef> tables = new ArrayList<>();
         List<ChangeStreamDef> streams = new ArrayList<>();
         VersionRetention retention = null;
-        while (pos < tokens.size()) {
+        while (!in.atEnd()) {
             if (acceptSymbol(";")) {
                 continue;
             }
@@ -77,7 +77,7 @@ final class PgDdlParser {
                 expectWord("DATABASE");
                 VersionRetention r = parseAlterDatabase();
                 retention = r == null ? retention : r;
-                if (pos < tokens.size()) {
+                if (!in.atEnd()) {
                     expectSymbol(";");
                 }
                 continue;
@@ -94,7 +94,7 @@ final class PgDdlParser {
             } else {
                 throw error("Expected TABLE or CHANGE STREAM after CREATE");
             }
-            if (pos < tokens.size()) {
+            if (!in.atEnd()) {
                 expectSymbol(";");
             }
         }
@@ -127,7 +127,7 @@ final class PgDdlParser {
             return VersionRetention.DEFAULT;
         }
         if (value.kind() != Kind.STRING) {
-            pos--;
+            in.back();
             throw error(VersionRetention.PG_OPTION + " takes a string such as '1h' or '7d'");
         }
         return VersionRetention.parse(value.text());
@@ -159,13 +159,7 @@ final class PgDdlParser {
             }
         }
         // INTERLEAVE IN PARENT ..., TTL INTERVAL ... ON col: not modelled.
-        while (pos < tokens.size() && !peekSymbol(";")) {
-            if (peekSymbol("(")) {
-                skipBalanced();
-            } else {
-                pos++;
-            }
-        }
+        skipUntilTopLevel(";");
         TableDef table = new TableDef(name, columns, keys);
         for (ColumnDef k : table.keyColumns()) {
             if (!PgTypes.allowedInKey(k.type())) {
@@ -199,7 +193,7 @@ final class PgDdlParser {
             } else if (peekSymbol("(")) {
                 skipBalanced();
             } else {
-                pos++; // NULL, DEFAULT ..., GENERATED ALWAYS AS (...) STORED, REFERENCES ...
+                in.skip(); // NULL, DEFAULT ..., GENERATED ALWAYS AS (...) STORED, REFERENCES ...
             }
         }
         return new ColumnDef(col, type, notNull, position, false);
@@ -207,7 +201,7 @@ final class PgDdlParser {
 
     /** A type name of one or more words, an optional {@code (n)} and an optional {@code []}. */
     private Type parseType() {
-        int start = pos;
+        int start = in.position();
         StringBuilder name = new StringBuilder(word());
         for (String[] multi :
                 new String[][] {
@@ -224,7 +218,7 @@ final class PgDdlParser {
         }
         Type type = PgTypes.scalar(name.toString());
         if (type == null) {
-            pos = start;
+            in.reset(start);
             throw error("Unsupported column type " + name);
         }
         if (peekSymbol("(")) {
@@ -232,7 +226,7 @@ final class PgDdlParser {
         }
         if (acceptSymbol("[")) {
             while (!acceptSymbol("]")) {
-                pos++; // bigint[10]: PostgreSQL ignores the size
+                in.skip(); // bigint[10]: PostgreSQL ignores the size
             }
             type = SpannerTypes.arrayOf(type);
         }
@@ -345,48 +339,37 @@ final class PgDdlParser {
                 && (Character.isLetter(t.text().charAt(0)) || t.text().charAt(0) == '_')) {
             return t.text().toLowerCase(Locale.ROOT);
         }
-        pos--;
+        in.back();
         throw error("Expected a name");
     }
 
     private String word() {
         Token t = next();
         if (t.kind() != Kind.WORD) {
-            pos--;
+            in.back();
             throw error("Expected a type name");
         }
         return t.text().toLowerCase(Locale.ROOT);
     }
 
     private Token next() {
-        if (pos >= tokens.size()) {
-            throw new IllegalArgumentException("Unexpected end of DDL");
-        }
-        return tokens.get(pos++);
+        return in.next();
     }
 
     private boolean peekSymbol(String s) {
-        return pos < tokens.size() && tokens.get(pos).isSymbol(s);
+        return in.peekIs(t -> t.isSymbol(s));
     }
 
     private boolean peekWord(String w) {
-        return pos < tokens.size() && tokens.get(pos).is(w);
+        return in.peekIs(t -> t.is(w));
     }
 
     private boolean acceptSymbol(String s) {
-        if (peekSymbol(s)) {
-            pos++;
-            return true;
-        }
-        return false;
+        return in.accept(t -> t.isSymbol(s));
     }
 
     private boolean acceptWord(String w) {
-        if (peekWord(w)) {
-            pos++;
-            return true;
-        }
-        return false;
+        return in.accept(t -> t.is(w));
     }
 
     private void expectSymbol(String s) {
@@ -403,38 +386,17 @@ final class PgDdlParser {
 
     private void skipBalanced() {
         expectSymbol("(");
-        int depth = 1;
-        while (depth > 0) {
-            Token t = next();
-            if (t.isSymbol("(")) {
-                depth++;
-            } else if (t.isSymbol(")")) {
-                depth--;
-            }
-        }
+        in.skipToClose(t -> t.isSymbol("("), t -> t.isSymbol(")"));
     }
 
     private void skipUntilTopLevel(String... stops) {
-        while (pos < tokens.size()) {
-            for (String s : stops) {
-                if (peekSymbol(s)) {
-                    return;
-                }
-            }
-            if (peekSymbol("(")) {
-                skipBalanced();
-            } else {
-                pos++;
-            }
-        }
+        in.skipUntilTopLevel(
+                t -> t.kind() == Kind.SYMBOL && List.of(stops).contains(t.text()),
+                t -> t.isSymbol("("),
+                t -> t.isSymbol(")"));
     }
 
     private IllegalArgumentException error(String message) {
-        StringBuilder near = new StringBuilder();
-        for (int i = pos; i < Math.min(tokens.size(), pos + 6); i++) {
-            near.append(tokens.get(i).text()).append(' ');
-        }
-        return new IllegalArgumentException(
-                "DDL error: " + message + " near '" + near.toString().trim() + "'");
+        return new IllegalArgumentException("DDL error: " + message + " near '" + in.near(6) + "'");
     }
 }

@@ -1,5 +1,6 @@
 package io.spannercs.emulator.sql;
 
+import io.spannercs.emulator.parse.TokenCursor;
 import io.spannercs.emulator.schema.Dialect;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -33,13 +34,12 @@ public final class SqlParser {
     public static final String PG_READ_JSON = "read_json_";
     public static final String PG_READ_PROTO_BYTES = "read_proto_bytes_";
 
-    private final List<SqlToken> tokens;
+    private final TokenCursor<SqlToken> in;
     private final boolean postgres;
-    private int pos;
 
     private SqlParser(String sql, Dialect dialect) {
         this.postgres = dialect == Dialect.POSTGRESQL;
-        this.tokens = SqlToken.tokenize(sql, postgres);
+        this.in = new TokenCursor<>(SqlToken.tokenize(sql, postgres), SqlToken::text, "SQL");
     }
 
     /**
@@ -62,7 +62,7 @@ public final class SqlParser {
 
     private SqlStatement statement() {
         expectWord("SELECT");
-        if (peekLiteral() && (pos + 1 >= tokens.size() || tokens.get(pos + 1).isSymbol(";"))) {
+        if (peekLiteral() && (in.peek(1) == null || in.peek(1).isSymbol(";"))) {
             return new SqlStatement.SelectLiteral(expr());
         }
         List<String> columns = new ArrayList<>();
@@ -161,9 +161,9 @@ public final class SqlParser {
         Map<String, SqlExpr> args = new LinkedHashMap<>();
         int positional = 0;
         while (!accept(")")) {
-            if (tokens.get(pos).kind() == SqlToken.Kind.WORD
-                    && pos + 1 < tokens.size()
-                    && tokens.get(pos + 1).isSymbol("=>")) {
+            if (in.peekIs(t -> t.kind() == SqlToken.Kind.WORD)
+                    && in.peek(1) != null
+                    && in.peek(1).isSymbol("=>")) {
                 String argName = name().toLowerCase(Locale.ROOT);
                 if (!namedAllowed) {
                     throw new IllegalArgumentException(
@@ -192,7 +192,7 @@ public final class SqlParser {
             }
         }
         accept(";");
-        if (pos < tokens.size()) {
+        if (!in.atEnd()) {
             throw new CombinedChangeStreamQueryException(
                     postgres
                             ? "SELECT * FROM " + function + "(<args>)"
@@ -202,10 +202,10 @@ public final class SqlParser {
     }
 
     private boolean peekLiteral() {
-        if (pos >= tokens.size()) {
+        if (in.atEnd()) {
             return false;
         }
-        SqlToken t = tokens.get(pos);
+        SqlToken t = in.peek();
         return t.kind() == SqlToken.Kind.NUMBER
                 || t.kind() == SqlToken.Kind.STRING
                 || t.kind() == SqlToken.Kind.PARAM
@@ -240,8 +240,7 @@ public final class SqlParser {
                     return new SqlExpr(SqlExpr.Kind.BOOL, t.text().toLowerCase(Locale.ROOT));
                 }
                 if ((t.isWord("TIMESTAMP") || (postgres && t.isWord("TIMESTAMPTZ")))
-                        && pos < tokens.size()
-                        && tokens.get(pos).kind() == SqlToken.Kind.STRING) {
+                        && in.peekIs(n -> n.kind() == SqlToken.Kind.STRING)) {
                     return new SqlExpr(SqlExpr.Kind.TIMESTAMP, next().text());
                 }
                 if (t.isWord("CAST")) {
@@ -262,11 +261,12 @@ public final class SqlParser {
     /** A type name of one or more words, with an optional {@code [ ]} or {@code (n)}. */
     private String typeName() {
         StringBuilder sb = new StringBuilder(next().text().toLowerCase(Locale.ROOT));
-        while (pos < tokens.size()
-                && tokens.get(pos).kind() == SqlToken.Kind.WORD
-                && !tokens.get(pos).isWord("AS")
-                && !tokens.get(pos).isWord("AND")
-                && !tokens.get(pos).isWord("FROM")) {
+        while (in.peekIs(
+                t ->
+                        t.kind() == SqlToken.Kind.WORD
+                                && !t.isWord("AS")
+                                && !t.isWord("AND")
+                                && !t.isWord("FROM"))) {
             sb.append(' ').append(next().text().toLowerCase(Locale.ROOT)); // double precision
         }
         if (accept("(")) {
@@ -295,17 +295,13 @@ public final class SqlParser {
 
     private void end() {
         accept(";");
-        if (pos < tokens.size()) {
-            throw new IllegalArgumentException(
-                    "Unsupported SQL near '" + tokens.get(pos).text() + "'");
+        if (!in.atEnd()) {
+            throw new IllegalArgumentException("Unsupported SQL near '" + in.peek().text() + "'");
         }
     }
 
     private SqlToken next() {
-        if (pos >= tokens.size()) {
-            throw new IllegalArgumentException("Unexpected end of SQL");
-        }
-        return tokens.get(pos++);
+        return in.next();
     }
 
     /** A name; in PostgreSQL unquoted names fold to lower case. */
@@ -318,23 +314,15 @@ public final class SqlParser {
     }
 
     private boolean peek(String symbol) {
-        return pos < tokens.size() && tokens.get(pos).isSymbol(symbol);
+        return in.peekIs(t -> t.isSymbol(symbol));
     }
 
     private boolean accept(String symbol) {
-        if (peek(symbol)) {
-            pos++;
-            return true;
-        }
-        return false;
+        return in.accept(t -> t.isSymbol(symbol));
     }
 
     private boolean acceptWord(String w) {
-        if (pos < tokens.size() && tokens.get(pos).isWord(w)) {
-            pos++;
-            return true;
-        }
-        return false;
+        return in.accept(t -> t.isWord(w));
     }
 
     private void expect(String symbol) {
@@ -343,9 +331,7 @@ public final class SqlParser {
                     "Expected '"
                             + symbol
                             + "'"
-                            + (pos < tokens.size()
-                                    ? " near '" + tokens.get(pos).text() + "'"
-                                    : " at end"));
+                            + (!in.atEnd() ? " near '" + in.peek().text() + "'" : " at end"));
         }
     }
 

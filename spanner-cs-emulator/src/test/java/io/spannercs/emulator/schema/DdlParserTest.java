@@ -87,4 +87,22 @@ class DdlParserTest {
                                         "CREATE TABLE T (K INT64) PRIMARY KEY (K); CREATE CHANGE STREAM c FOR T(K)"))
                 .hasMessageContaining("key columns are always tracked");
     }
+
+    /** DDL cut short inside a column's options or a type ends with a message, never a loop. */
+    @Test
+    void ddlCutShortFailsSayingItEnded() {
+        assertThatThrownBy(() -> DdlParser.parse("CREATE TABLE T (K INT64 HIDDEN"))
+                .hasMessage("Unexpected end of DDL");
+        assertThatThrownBy(() -> DdlParser.parse("CREATE TABLE T (K INT64) PRIMARY KEY (K"))
+                .hasMessage("Unexpected end of DDL");
+        assertThatThrownBy(() -> DdlParser.parse("CREATE TABLE T (K bigint[10", Dialect.POSTGRESQL))
+                .hasMessage("Unexpected end of DDL");
+        assertThatThrownBy(
+                        () ->
+                                DdlParser.parse(
+                                        "CREATE TABLE T (K bigint DEFAULT", Dialect.POSTGRESQL))
+                .hasMessage("Unexpected end of DDL");
+        assertThatThrownBy(() -> DdlParser.parse("CREATE TABLE T (K INT64, Q FOO)"))
+                .hasMessage("DDL error: Unsupported column type FOO near 'FOO )'");
+    }
 }

@@ -15,8 +15,10 @@ import io.spannercs.emulator.schema.TableDef;
 import io.spannercs.emulator.storage.CommittedTransaction;
 import io.spannercs.emulator.storage.ModType;
 import io.spannercs.emulator.storage.RowChange;
+import io.spannercs.emulator.testing.Await;
 import java.math.BigDecimal;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -294,24 +296,51 @@ class WorkloadGeneratorTest {
         assertThat(gen.stats().deletes()).isPositive();
     }
 
+    /**
+     * Never faster than the rate (a bound that holds at any moment, however loaded the machine),
+     * and it gets there: 100 commits at 200 a second within a limit that only a stalled generator
+     * misses. After {@code stop()} returns, nothing more commits: its thread is gone.
+     */
     @Test
-    void runsAtTheConfiguredRateAndStops() throws Exception {
+    void runsAtTheConfiguredRateAndStops() {
         EmulatedDatabase db = database(DemoSchema.ddl());
         WorkloadGenerator gen =
                 new WorkloadGenerator(db, WorkloadConfig.demo().transactionsPerSecond(200).build());
+        Set<Thread> others = workloadThreads();
+        long before = System.nanoTime();
         gen.start();
-        Thread.sleep(1000);
-        gen.stop();
+        Set<Thread> own = workloadThreads();
+        own.removeAll(others);
+        assertThat(own).as("the generator's own thread").hasSize(1);
+        Await.until(
+                "100 commits", Duration.ofSeconds(30), () -> gen.committedTransactions() >= 100);
         long committed = gen.committedTransactions();
-        assertThat(committed).isBetween(120L, 260L);
+        double seconds = (System.nanoTime() - before) / 1e9;
+        assertThat(committed)
+                .as("commits after %.3f s at 200/s", seconds)
+                .isLessThanOrEqualTo((long) (seconds * 200));
+        gen.stop();
+        assertThat(gen.isRunning()).isFalse();
+        Thread thread = own.iterator().next();
+        Await.until("the workload thread to end", Duration.ofSeconds(10), () -> !thread.isAlive());
+        committed = gen.committedTransactions();
+        assertThat(committed).isGreaterThanOrEqualTo(100);
         assertThat(gen.failedTransactions()).isZero();
-        Thread.sleep(100);
-        assertThat(gen.committedTransactions()).isEqualTo(committed);
         assertThat(db.groundTruth()).hasSize((int) committed);
     }
 
+    private static Set<Thread> workloadThreads() {
+        Set<Thread> out = new HashSet<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().equals("spanner-cs-workload") && t.isAlive()) {
+                out.add(t);
+            }
+        }
+        return out;
+    }
+
     @Test
-    void backgroundTaskSurvivesListenerExceptions() throws Exception {
+    void backgroundTaskSurvivesListenerExceptions() {
         EmulatedDatabase db = database(DemoSchema.ddl());
         WorkloadGenerator gen =
                 new WorkloadGenerator(db, WorkloadConfig.demo().transactionsPerSecond(100).build());
@@ -322,7 +351,8 @@ class WorkloadGeneratorTest {
                     throw new IllegalStateException("listener bug");
                 });
         gen.start();
-        Thread.sleep(500);
+        // The task goes on after the first exception: more calls follow it.
+        Await.until("6 listener calls", Duration.ofSeconds(30), () -> calls.get() > 5);
         gen.stop();
         assertThat(calls.get()).isGreaterThan(5);
         assertThat(gen.committedTransactions()).isEqualTo(calls.get());

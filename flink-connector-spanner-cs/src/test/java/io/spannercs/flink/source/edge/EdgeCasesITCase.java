@@ -6,13 +6,19 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.spannercs.emulator.EdgeCase;
 import io.spannercs.emulator.EdgeCases;
 import io.spannercs.emulator.SpannerEmulator;
+import io.spannercs.emulator.changestream.ChangeStream;
+import io.spannercs.emulator.testing.Await;
 import io.spannercs.emulator.workload.WorkloadConfig;
 import io.spannercs.emulator.workload.WorkloadGenerator;
 import io.spannercs.flink.source.EmulatorSources;
 import io.spannercs.flink.source.UnknownValueHandling;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
@@ -26,9 +32,11 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * One focused test per specification edge (docs/emulator.md): the emulator shows only that edge,
- * partitions churn, a workload writes, and a job of parallelism 2 with checkpoints and no restart
- * strategy reads the stream. Every change must come out exactly once, every key in commit order,
- * the job must not fail, and the edge must have happened.
+ * partitions churn and a workload writes until the range holds what the test needs (see {@link
+ * Run#writeEnough}); then a bounded job of parallelism 2 with checkpoints and no restart strategy
+ * reads the range, ending once it has read it rather than after a fixed window. Every change must
+ * come out exactly once, every key in commit order, the job must not fail, and the edge must have
+ * happened.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class EdgeCasesITCase {
@@ -112,10 +120,14 @@ class EdgeCasesITCase {
      * first is the job's cause. Without the failing reader's wait for {@code EventsStoppedEvent}, 9
      * of 12 such jobs failed with that instead (and CI once saw it at the default interval).
      */
+    /** The end of a live read's range: far enough for a job to fail before it. */
+    private static final Duration LIVE_END = Duration.ofSeconds(8);
+
     @Test
     void unknownModTypesFailTheJobNamingTheChangeByDefault() throws Exception {
         for (int job = 0; job < 3; job++) {
-            try (Run run = Run.start(EdgeCase.UNKNOWN_TYPES, b -> {}, w -> {})) {
+            // A live read: the job fails at the first unknown mod type, long before the end.
+            try (Run run = Run.start(EdgeCase.UNKNOWN_TYPES, b -> {}, w -> {}).endIn(LIVE_END)) {
                 assertThatThrownBy(
                                 () ->
                                         EdgeJob.bounded(
@@ -159,8 +171,8 @@ class EdgeCasesITCase {
     @Test
     void mutableWindowsEndAtMostThirtyMinutesAfterNow() throws Exception {
         try (Run run = Run.start(EdgeCase.MUTABLE_END_LIMIT, b -> {}, w -> {})) {
-            Instant start = Instant.now().plusSeconds(2);
-            Instant cutoff = start.plusSeconds(6);
+            Instant start = Instant.now().plusSeconds(1);
+            Instant cutoff = start.plusSeconds(2);
             EdgeJob.Outcome outcome =
                     EdgeJob.unboundedUntil(
                             run.emulator,
@@ -169,7 +181,7 @@ class EdgeCasesITCase {
                             2,
                             b -> b,
                             () -> {
-                                sleepUntil(cutoff.plusSeconds(1));
+                                run.awaitCommitAfter(cutoff);
                                 return EdgeJob.expected(
                                         run.emulator,
                                         "mut",
@@ -183,17 +195,6 @@ class EdgeCasesITCase {
             assertThat(outcome.identities()).doesNotHaveDuplicates().containsAll(expected);
             assertThat(expected).hasSizeGreaterThan(200);
             assertThat(outcome.orderViolations()).isZero();
-        }
-    }
-
-    private static void sleepUntil(Instant t) {
-        long ms = Duration.between(Instant.now(), t).toMillis();
-        if (ms > 0) {
-            try {
-                Thread.sleep(ms);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
         }
     }
 
@@ -219,11 +220,16 @@ class EdgeCasesITCase {
             Consumer<WorkloadConfig.Builder> workload,
             Consumer<SpannerEmulator.Builder> emulator)
             throws Exception {
-        try (Run run = Run.start(edge, emulator, workload)) {
+        try (Run run = Run.start(edge, emulator, workload).writeEnough(stream)) {
+            long readFrom = System.nanoTime();
             EdgeJob.Outcome outcome =
                     EdgeJob.bounded(run.emulator, stream, run.start, run.end, 2, source);
-            // A job that ended early has missed changes; let the workload write until the end.
-            sleepUntil(run.end.plusMillis(200));
+            System.out.printf(
+                    "%s on %s: %d ms of writes, the bounded job took %d ms%n",
+                    edge,
+                    stream,
+                    Duration.between(run.start, run.end).toMillis(),
+                    (System.nanoTime() - readFrom) / 1_000_000);
             List<String> expected =
                     EdgeJob.expected(
                             run.emulator,
@@ -235,18 +241,48 @@ class EdgeCasesITCase {
         }
     }
 
-    /** An emulator showing one edge, churning, with a workload writing from the start. */
+    /**
+     * An emulator showing one edge, churning, with a workload writing from the start. {@link
+     * #writeEnough} stops the workload once the range holds what the test needs and sets {@link
+     * #end} after its last commit, so a bounded job over [start, end] ends as soon as it has read
+     * that data instead of waiting out a fixed window.
+     */
     static final class Run implements AutoCloseable {
+        /** Changes the range must hold: twice what the checks require, so they can fail. */
+        static final int MIN_CHANGES = 400;
+
+        /**
+         * Churn operations the stream must go through after the start (splits, merges, moves and
+         * swaps, one every 250 ms): the partition records a reader of the range must follow.
+         */
+        static final int MIN_CHURN_EVENTS = 8;
+
+        /**
+         * Partitions that must end in the range for window-end-without-end-record: each ended
+         * partition withholds its end record on a seeded coin of one in two (in mutable mode only
+         * merges end partitions).
+         */
+        static final int MIN_ENDED_PARTITIONS = 6;
+
+        /** Bounds a run whose workload or churn stalls; a passing run takes a few seconds. */
+        static final Duration WRITE_LIMIT = Duration.ofSeconds(60);
+
         final SpannerEmulator emulator;
         final WorkloadGenerator workload;
         final Instant start;
-        final Instant end;
+        Instant end;
+
+        /** Churn events of each stream at the start. */
+        private final Map<String, Long> churnAtStart = new HashMap<>();
 
         private Run(SpannerEmulator emulator, WorkloadGenerator workload, Instant start) {
             this.emulator = emulator;
             this.workload = workload;
             this.start = start;
-            this.end = start.plusSeconds(8);
+        }
+
+        private long churnAtStart(String stream) {
+            return churnAtStart.get(stream);
         }
 
         static Run start(
@@ -270,9 +306,91 @@ class EdgeCasesITCase {
                             .seed(5);
             workload.accept(w);
             WorkloadGenerator g = new WorkloadGenerator(e.database(), w.build());
+            Map<String, Long> churn = new HashMap<>();
+            e.database()
+                    .changeStreams()
+                    .forEach(cs -> churn.put(cs.def().name(), cs.churnEvents()));
             Instant start = Instant.now();
             g.start();
-            return new Run(e, g, start);
+            Run run = new Run(e, g, start);
+            run.churnAtStart.putAll(churn);
+            return run;
+        }
+
+        /**
+         * Lets the workload write until the stream holds {@link #MIN_CHANGES} changes since the
+         * start, {@link #MIN_ENDED_PARTITIONS} partitions have ended and every edge shown that
+         * fires as data is written (shared timestamps, unknown types, split partition records) has
+         * fired; then stops it and ends the range after its last commit.
+         */
+        Run writeEnough(String stream) {
+            long startMicros = EdgeJob.micros(start);
+            long churnAtStart = churnAtStart(stream);
+            Await.until(
+                    "the workload to write enough for the edge "
+                            + emulator.edgeCases()
+                            + " on stream "
+                            + stream,
+                    WRITE_LIMIT,
+                    () -> enoughWritten(stream, startMicros, churnAtStart),
+                    () -> progress(stream, startMicros));
+            workload.stop();
+            Instant afterLast = Instant.now();
+            for (var txn : emulator.database().groundTruth()) {
+                if (txn.commitTimestamp().isAfter(afterLast)) {
+                    afterLast = txn.commitTimestamp();
+                }
+            }
+            end = afterLast.plusMillis(1);
+            return this;
+        }
+
+        /** Ends the range {@code d} after the start, for a job that reads while it is written. */
+        Run endIn(Duration d) {
+            end = start.plus(d);
+            return this;
+        }
+
+        /** Waits until the emulator has committed a change after {@code t} (wall clock ahead). */
+        void awaitCommitAfter(Instant t) {
+            Await.until(
+                    "a commit after " + t,
+                    WRITE_LIMIT,
+                    () ->
+                            emulator.database().groundTruth().stream()
+                                    .anyMatch(txn -> txn.commitTimestamp().isAfter(t)));
+        }
+
+        private boolean enoughWritten(String stream, long startMicros, long churnAtStart) {
+            long now = EdgeJob.micros(Instant.now());
+            ChangeStream cs = emulator.database().changeStream(stream);
+            if (cs.churnEvents() - churnAtStart < MIN_CHURN_EVENTS) {
+                return false;
+            }
+            if (emulator.edgeCases().contains(EdgeCase.WINDOW_END_WITHOUT_END_RECORD)
+                    && cs.partitionsEndedBetween(startMicros, now) < MIN_ENDED_PARTITIONS) {
+                return false;
+            }
+            for (EdgeCase c : emulator.edgeCases().asSet()) {
+                if (FIRE_AS_WRITTEN.contains(c) && emulator.edgeCaseCounts().get(c) == 0) {
+                    return false;
+                }
+            }
+            return EdgeJob.expected(emulator, stream, startMicros, now).size() >= MIN_CHANGES;
+        }
+
+        private String progress(String stream, long startMicros) {
+            long now = EdgeJob.micros(Instant.now());
+            return EdgeJob.expected(emulator, stream, startMicros, now).size()
+                    + " changes, "
+                    + emulator.database()
+                            .changeStream(stream)
+                            .partitionsEndedBetween(startMicros, now)
+                    + " partitions ended, "
+                    + (emulator.database().changeStream(stream).churnEvents()
+                            - churnAtStart(stream))
+                    + " churn events, edge counts "
+                    + emulator.edgeCaseCounts();
         }
 
         @Override
@@ -281,4 +399,11 @@ class EdgeCasesITCase {
             emulator.close();
         }
     }
+
+    /** Edges that fire as data is written or partitions churn, not as a query reads. */
+    private static final Set<EdgeCase> FIRE_AS_WRITTEN =
+            EnumSet.of(
+                    EdgeCase.SHARED_TIMESTAMPS,
+                    EdgeCase.UNKNOWN_TYPES,
+                    EdgeCase.SPLIT_PARTITION_RECORDS);
 }

@@ -41,6 +41,7 @@ class PartitionStreamHoldBackTest {
     private Spanner spanner;
     private ExecutorService queryThreads;
     private final List<PartitionStream> streams = new ArrayList<>();
+    private final List<Thread> queryThreadList = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final Semaphore data = new Semaphore(0);
     private SpannerSourceConfig config;
     private String token;
@@ -67,7 +68,14 @@ class PartitionStreamHoldBackTest {
         startMicros = first;
         config = config(last);
         spanner = SpannerClients.create(config);
-        queryThreads = Executors.newCachedThreadPool();
+        queryThreads =
+                Executors.newCachedThreadPool(
+                        r -> {
+                            Thread t = new Thread(r, "hold-back-test-query");
+                            t.setDaemon(true);
+                            queryThreadList.add(t);
+                            return t;
+                        });
     }
 
     @AfterEach
@@ -85,7 +93,7 @@ class PartitionStreamHoldBackTest {
         PartitionStream stream = stream();
         stream.holdBack(HELD_BACK);
         stream.start();
-        awaitBufferSettled(stream);
+        awaitQueryWaitingForRoom(stream);
 
         List<FetchedRecord> fetched = new ArrayList<>();
         stream.drain(Integer.MAX_VALUE, fetched::add);
@@ -104,10 +112,15 @@ class PartitionStreamHoldBackTest {
     void withoutTheHoldBackTheStreamBuffersFarMore() throws InterruptedException {
         PartitionStream stream = stream();
         stream.start();
-        awaitBufferSettled(stream);
-
         List<FetchedRecord> fetched = new ArrayList<>();
-        stream.drain(Integer.MAX_VALUE, fetched::add);
+        // Without the hold-back this comes within a moment; with it, never (the limit fails it).
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (fetched.size() <= 3 * HELD_BACK && System.nanoTime() < deadline) {
+            assertThat(stream.failure()).isNull();
+            if (stream.drain(Integer.MAX_VALUE, fetched::add) == 0) {
+                data.tryAcquire(100, TimeUnit.MILLISECONDS);
+            }
+        }
         assertThat(fetched.size()).isGreaterThan(3 * HELD_BACK);
     }
 
@@ -129,10 +142,32 @@ class PartitionStreamHoldBackTest {
         return stream;
     }
 
-    /** Waits for the first records, then a while longer for whatever the buffer takes. */
-    private void awaitBufferSettled(PartitionStream stream) throws InterruptedException {
+    /**
+     * Waits until the stream's query thread waits on the stream for room in its buffer: it then
+     * reads nothing more until records are drained or the stream is taken over, so what the buffer
+     * holds is what it took before it stopped (no time to guess at).
+     */
+    private void awaitQueryWaitingForRoom(PartitionStream stream) throws InterruptedException {
         assertThat(data.tryAcquire(30, TimeUnit.SECONDS)).as("first records").isTrue();
-        Thread.sleep(1000);
+        java.lang.management.ThreadMXBean threads =
+                java.lang.management.ManagementFactory.getThreadMXBean();
+        int monitor = System.identityHashCode(stream);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (queryThreadList.stream()
+                .noneMatch(
+                        t -> {
+                            java.lang.management.ThreadInfo info = threads.getThreadInfo(t.getId());
+                            return info != null
+                                    && info.getThreadState() == Thread.State.WAITING
+                                    && info.getLockInfo() != null
+                                    && info.getLockInfo().getIdentityHashCode() == monitor;
+                        })) {
+            assertThat(stream.failure()).isNull();
+            assertThat(System.nanoTime())
+                    .as("the query thread waits for room in the stream's buffer")
+                    .isLessThan(deadline);
+            Thread.sleep(10); // polls the condition
+        }
         assertThat(stream.failure()).isNull();
     }
 
