@@ -128,26 +128,24 @@ public final class ChangeStreamRecordEmitter<T>
             SnapshotRow row = element.row();
             long micros = s.split().snapshotMicros();
             ChangeEvent event =
-                    ChangeEvent.owningMaps(
-                                    s.split().table(),
-                                    ChangeType.INSERT,
-                                    row.keys(),
-                                    row.values(),
-                                    Map.of(),
+                    ChangeEvent.builder()
+                            .table(s.split().table())
+                            .changeType(ChangeType.INSERT)
+                            .keys(row.keys())
+                            .newValues(row.values())
+                            .oldValues(Map.of())
+                            .commitTimestamp(
                                     Instant.ofEpochSecond(
                                             Math.floorDiv(micros, 1_000_000L),
-                                            Math.floorMod(micros, 1_000_000L) * 1000L),
-                                    "",
-                                    "",
-                                    0,
-                                    "",
-                                    false,
-                                    s.token(),
-                                    0,
-                                    0,
-                                    "NEW_ROW",
-                                    row.columnTypes())
-                            .withSnapshot(true);
+                                            Math.floorMod(micros, 1_000_000L) * 1000L))
+                            .serverTransactionId("")
+                            .recordSequence("")
+                            .transactionTag("")
+                            .partitionToken(s.token())
+                            .valueCaptureType("NEW_ROW")
+                            .columnTypes(row.columnTypes())
+                            .snapshot(true)
+                            .buildOwningMaps();
             collector.target = output;
             collector.timestamp = Math.floorDiv(micros, 1000);
             deserializer.deserialize(event, collector);
