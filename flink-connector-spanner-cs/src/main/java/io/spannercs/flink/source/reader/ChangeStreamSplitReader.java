@@ -2,9 +2,9 @@ package io.spannercs.flink.source.reader;
 
 import com.google.cloud.spanner.DatabaseClient;
 import io.spannercs.flink.source.ChangeFilter;
-import io.spannercs.flink.source.config.ChangeStreamQuery;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.event.PartitionReport;
+import io.spannercs.flink.source.spanner.ChangeStreamQuery;
 import io.spannercs.flink.source.split.PartitionSplit;
 import io.spannercs.flink.source.split.SnapshotSplit;
 import io.spannercs.flink.source.split.SpannerSplit;

@@ -31,13 +31,13 @@ public final class ReaderSharedState {
     }
 
     // The stream's query as the enumerator found it, or null to ask the database.
-    private volatile io.spannercs.flink.source.config.ChangeStreamQuery knownQuery;
+    private volatile io.spannercs.flink.source.spanner.ChangeStreamQuery knownQuery;
 
-    void setKnownQuery(io.spannercs.flink.source.config.ChangeStreamQuery query) {
+    void setKnownQuery(io.spannercs.flink.source.spanner.ChangeStreamQuery query) {
         this.knownQuery = query;
     }
 
-    io.spannercs.flink.source.config.ChangeStreamQuery knownQuery() {
+    io.spannercs.flink.source.spanner.ChangeStreamQuery knownQuery() {
         return knownQuery;
     }
 

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.spannercs.flink.source.event.PartitionReport.SnapshotFinished;
 import io.spannercs.flink.source.event.SplitsResumedEvent;
+import io.spannercs.flink.source.spanner.SnapshotPlanner;
 import io.spannercs.flink.source.split.SnapshotSplit;
 import io.spannercs.flink.source.split.SpannerSplit;
 import java.time.Duration;

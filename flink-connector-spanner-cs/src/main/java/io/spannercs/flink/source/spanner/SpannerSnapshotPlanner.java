@@ -1,4 +1,4 @@
-package io.spannercs.flink.source.enumerator;
+package io.spannercs.flink.source.spanner;
 
 import com.google.cloud.Timestamp;
 import com.google.cloud.spanner.BatchReadOnlyTransaction;
@@ -12,8 +12,6 @@ import com.google.cloud.spanner.Statement;
 import com.google.cloud.spanner.TimestampBound;
 import io.spannercs.flink.source.ChangeFilter;
 import io.spannercs.flink.source.NonRecoverableSourceException;
-import io.spannercs.flink.source.config.SpannerClients;
-import io.spannercs.flink.source.config.SpannerErrors;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.split.SnapshotKey;
 import io.spannercs.flink.source.split.SnapshotSplit;
@@ -56,12 +54,13 @@ public final class SpannerSnapshotPlanner implements SnapshotPlanner {
 
     private final SpannerSourceConfig config;
     private final ChangeFilter filter;
-    private Spanner spanner; // guarded by this
-    private boolean closed; // guarded by this
+    // Lives for one planning: plan() closes it, as close() does when planning is cancelled.
+    private final LazySpannerClient client;
 
     public SpannerSnapshotPlanner(SpannerSourceConfig config, ChangeFilter filter) {
         this.config = config;
         this.filter = filter;
+        this.client = LazySpannerClient.ownClient(config, "The snapshot planning");
     }
 
     @Override
@@ -100,7 +99,7 @@ public final class SpannerSnapshotPlanner implements SnapshotPlanner {
             throw SpannerErrors.failure(
                     failure() + " failed with " + SpannerErrors.explain(e, config), e);
         } finally {
-            SpannerClients.close(takeClient(), true);
+            client.close();
         }
     }
 
@@ -114,16 +113,16 @@ public final class SpannerSnapshotPlanner implements SnapshotPlanner {
     }
 
     private Plan planOnce() {
-        Spanner client = openClient();
+        Spanner spanner = client.get();
         DatabaseId db = DatabaseId.of(config.projectId(), config.instanceId(), config.databaseId());
-        DatabaseClient dbClient = client.getDatabaseClient(db);
+        DatabaseClient dbClient = spanner.getDatabaseClient(db);
         Duration retention = retention(dbClient);
         checkWithinRetention(retention);
         Map<String, TableColumns> tables = trackedTables(dbClient);
         List<SnapshotSplit> splits = new ArrayList<>();
         long rows = 0;
         BatchReadOnlyTransaction txn =
-                client.getBatchClient(db)
+                spanner.getBatchClient(db)
                         .batchReadOnlyTransaction(
                                 TimestampBound.ofReadTimestamp(
                                         Timestamp.ofTimeMicroseconds(config.snapshotMicros())));
@@ -176,7 +175,7 @@ public final class SpannerSnapshotPlanner implements SnapshotPlanner {
                 "Snapshot of table {}: {} rows at {}, in {} splits",
                 t.name,
                 rows,
-                TimeFormat.micros(config.snapshotMicros()),
+                Instant.ofEpochSecond(0, config.snapshotMicros() * 1000),
                 boundaries.size() + 1);
         return rows;
     }
@@ -430,31 +429,9 @@ public final class SpannerSnapshotPlanner implements SnapshotPlanner {
                 + config.databaseName();
     }
 
-    private synchronized Spanner openClient() {
-        if (closed) {
-            throw new IllegalStateException(
-                    "The snapshot planning was cancelled: the source is closing");
-        }
-        if (spanner == null) {
-            spanner = SpannerClients.create(config);
-        }
-        return spanner;
-    }
-
-    private synchronized Spanner takeClient() {
-        Spanner client = spanner;
-        spanner = null;
-        return client;
-    }
-
     @Override
     public void close() {
-        Spanner client;
-        synchronized (this) {
-            closed = true;
-            client = takeClient();
-        }
-        SpannerClients.close(client, true);
+        client.close();
     }
 
     /** A table to read: its columns in table order and its primary key columns in key order. */

@@ -1,4 +1,4 @@
-package io.spannercs.flink.source.enumerator;
+package io.spannercs.flink.source.spanner;
 
 import io.spannercs.flink.source.split.SnapshotSplit;
 import java.time.Duration;

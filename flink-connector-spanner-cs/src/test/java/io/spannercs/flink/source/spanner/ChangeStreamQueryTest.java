@@ -1,4 +1,4 @@
-package io.spannercs.flink.source.config;
+package io.spannercs.flink.source.spanner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -8,6 +8,7 @@ import com.google.cloud.spanner.Dialect;
 import com.google.cloud.spanner.Spanner;
 import io.spannercs.emulator.SpannerEmulator;
 import io.spannercs.flink.source.NonRecoverableSourceException;
+import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.config.SpannerSourceConfig.PartitionMode;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;

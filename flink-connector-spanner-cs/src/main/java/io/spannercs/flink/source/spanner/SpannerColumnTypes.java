@@ -1,8 +1,9 @@
-package io.spannercs.flink.format.datastream;
+package io.spannercs.flink.source.spanner;
 
 import com.google.cloud.spanner.DatabaseClient;
 import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.Statement;
+import io.spannercs.flink.format.datastream.DatastreamContext;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;

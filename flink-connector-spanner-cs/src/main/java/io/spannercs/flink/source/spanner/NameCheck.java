@@ -1,10 +1,11 @@
-package io.spannercs.flink.source.config;
+package io.spannercs.flink.source.spanner;
 
 import com.google.cloud.spanner.DatabaseClient;
 import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.Spanner;
 import com.google.cloud.spanner.SpannerException;
 import com.google.cloud.spanner.Statement;
+import io.spannercs.flink.source.config.SpannerSourceConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

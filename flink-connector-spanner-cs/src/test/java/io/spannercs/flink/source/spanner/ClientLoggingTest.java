@@ -1,4 +1,4 @@
-package io.spannercs.flink.source.config;
+package io.spannercs.flink.source.spanner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -7,6 +7,7 @@ import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.Spanner;
 import com.google.cloud.spanner.Statement;
 import io.spannercs.emulator.SpannerEmulator;
+import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.testing.LogCapture;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,6 +1,7 @@
-package io.spannercs.flink.source.config;
+package io.spannercs.flink.source.spanner;
 
 import com.google.cloud.spanner.Spanner;
+import io.spannercs.flink.source.config.SpannerSourceConfig;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.FutureTask;
@@ -65,7 +66,7 @@ public final class SharedReaderClients {
     }
 
     /** A reader's use of a shared client; closing it closes the client after its last user. */
-    public static final class Lease implements AutoCloseable {
+    public static final class Lease implements LazySpannerClient.Lease {
         private final Shared shared;
         private final Spanner spanner;
         private final int streams;
@@ -77,6 +78,7 @@ public final class SharedReaderClients {
             this.streams = streams;
         }
 
+        @Override
         public Spanner spanner() {
             return spanner;
         }

@@ -1,4 +1,4 @@
-package io.spannercs.flink.source.config;
+package io.spannercs.flink.source.spanner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -6,8 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.google.cloud.spanner.ErrorCode;
 import com.google.cloud.spanner.SpannerException;
 import com.google.cloud.spanner.SpannerExceptionFactory;
-import io.spannercs.flink.source.enumerator.SpannerRootPartitions;
-import io.spannercs.flink.table.SpannerTableInfo;
+import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.shaded.io.grpc.RelocatedStatusException;
 import java.io.IOException;
 import java.net.InetAddress;

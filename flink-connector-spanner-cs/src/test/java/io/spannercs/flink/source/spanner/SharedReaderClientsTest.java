@@ -1,4 +1,4 @@
-package io.spannercs.flink.source.config;
+package io.spannercs.flink.source.spanner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -9,6 +9,7 @@ import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.Spanner;
 import io.spannercs.emulator.SpannerEmulator;
 import io.spannercs.flink.source.EmulatorSources;
+import io.spannercs.flink.source.config.SpannerSourceConfig;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;

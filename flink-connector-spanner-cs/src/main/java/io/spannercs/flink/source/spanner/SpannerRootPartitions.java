@@ -1,17 +1,11 @@
-package io.spannercs.flink.source.enumerator;
+package io.spannercs.flink.source.spanner;
 
 import com.google.cloud.spanner.DatabaseClient;
 import com.google.cloud.spanner.Options;
 import com.google.cloud.spanner.ResultSet;
-import com.google.cloud.spanner.Spanner;
 import com.google.cloud.spanner.SpannerException;
 import com.google.cloud.spanner.Statement;
 import io.spannercs.flink.source.NonRecoverableSourceException;
-import io.spannercs.flink.source.config.ChangeStreamQuery;
-import io.spannercs.flink.source.config.ClientThreads;
-import io.spannercs.flink.source.config.QueryWindows;
-import io.spannercs.flink.source.config.SpannerClients;
-import io.spannercs.flink.source.config.SpannerErrors;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.event.PartitionReport.NewPartition;
 import io.spannercs.flink.source.record.ChangeRecord;
@@ -27,15 +21,14 @@ import org.apache.flink.util.FlinkRuntimeException;
 
 /**
  * Runs a change stream's root query ({@code partition_token => NULL}) with the official client. The
- * client lives only for the query; {@link #close()} closes it if a query is still running, and
- * waits for its threads to end.
+ * client (a {@link LazySpannerClient} of its own) lives only for the query; {@link #close()} closes
+ * it if a query is still running, and waits for its threads to end.
  */
 @Internal
 public final class SpannerRootPartitions implements RootPartitions {
 
     private final SpannerSourceConfig config;
-    private Spanner spanner; // guarded by this
-    private boolean closed; // guarded by this
+    private final LazySpannerClient client;
     private volatile ChangeStreamQuery query;
     // Closes the client of a successful root query while the enumerator goes on; close() waits.
     private Thread closing; // guarded by this
@@ -47,6 +40,7 @@ public final class SpannerRootPartitions implements RootPartitions {
     public SpannerRootPartitions(SpannerSourceConfig config) {
         this.config = config;
         ChangeStreamQuery.requireIdentifier(config.changeStream());
+        this.client = LazySpannerClient.ownClient(config, "The root query");
     }
 
     /** One query window after the start (see {@link QueryWindows}). */
@@ -69,12 +63,12 @@ public final class SpannerRootPartitions implements RootPartitions {
                         now.getEpochSecond() * 1_000_000L + now.getNano() / 1000);
         boolean listed = false;
         try {
-            DatabaseClient client = SpannerClients.databaseClient(openClient(), config);
-            ChangeStreamQuery detected = ChangeStreamQuery.detect(client, config);
+            DatabaseClient db = SpannerClients.databaseClient(client.get(), config);
+            ChangeStreamQuery detected = ChangeStreamQuery.detect(db, config);
             Statement statement =
                     detected.statement(
                             null, startMicros, endMicros, config.heartbeatInterval().toMillis());
-            List<NewPartition> partitions = read(client, statement);
+            List<NewPartition> partitions = read(db, statement);
             this.query = detected;
             listed = true;
             return partitions;
@@ -90,14 +84,14 @@ public final class SpannerRootPartitions implements RootPartitions {
                     SpannerErrors.forUsers(e));
         } finally {
             if (listed) {
-                closeInBackground(takeClient());
+                closeInBackground();
             } else {
                 // Waits (about a second: gRPC releases its shared threads a second after the last
                 // channel closed) so that the client's threads have ended before the failure
                 // reaches the enumerator: Flink releases the job's class loader while it closes
                 // the enumerator, not after, so a failure that ends the job must not leave them
                 // running.
-                SpannerClients.close(takeClient(), true);
+                client.close();
             }
         }
     }
@@ -111,11 +105,8 @@ public final class SpannerRootPartitions implements RootPartitions {
      * The partitions go to the enumerator at once (the second the client's threads take to end
      * would delay the first change); {@link #close()} waits for this close.
      */
-    private synchronized void closeInBackground(Spanner client) {
-        if (client == null) {
-            return;
-        }
-        closing = new Thread(() -> SpannerClients.close(client, true), "spanner-cs-root-close");
+    private synchronized void closeInBackground() {
+        closing = new Thread(client::close, "spanner-cs-root-close");
         closing.setDaemon(true);
         closing.start();
     }
@@ -167,22 +158,6 @@ public final class SpannerRootPartitions implements RootPartitions {
                 + config.databaseName();
     }
 
-    private synchronized Spanner openClient() {
-        if (closed) {
-            throw new IllegalStateException("The root query was cancelled: the source is closing");
-        }
-        if (spanner == null) {
-            spanner = SpannerClients.create(config);
-        }
-        return spanner;
-    }
-
-    private synchronized Spanner takeClient() {
-        Spanner client = spanner;
-        spanner = null;
-        return client;
-    }
-
     /**
      * Closes the client of a running query (which then fails) and waits (bounded) until the
      * client's threads have ended, so none outlives the job or a failed attempt.
@@ -191,10 +166,9 @@ public final class SpannerRootPartitions implements RootPartitions {
     public void close() {
         Thread background;
         synchronized (this) {
-            closed = true;
             background = closing;
         }
-        SpannerClients.close(takeClient(), true);
+        client.close();
         if (background != null) {
             try {
                 background.join();

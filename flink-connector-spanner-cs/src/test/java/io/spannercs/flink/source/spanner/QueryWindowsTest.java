@@ -1,7 +1,8 @@
-package io.spannercs.flink.source.config;
+package io.spannercs.flink.source.spanner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.spannercs.flink.source.config.SpannerSourceConfig;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package io.spannercs.flink.source.config;
+package io.spannercs.flink.source.spanner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -7,6 +7,7 @@ import com.google.cloud.spanner.SpannerException;
 import com.google.cloud.spanner.SpannerExceptionFactory;
 import io.grpc.Status;
 import io.spannercs.flink.source.NonRecoverableSourceException;
+import io.spannercs.flink.source.config.SpannerSourceConfig;
 import java.io.IOException;
 import java.time.Duration;
 import org.apache.flink.runtime.executiongraph.failover.ExecutionFailureHandler;

@@ -1,5 +1,6 @@
-package io.spannercs.flink.source.config;
+package io.spannercs.flink.source.spanner;
 
+import io.spannercs.flink.source.config.SpannerSourceConfig;
 import java.time.Duration;
 import org.apache.flink.annotation.Internal;
 

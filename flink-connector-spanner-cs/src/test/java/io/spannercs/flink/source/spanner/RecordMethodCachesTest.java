@@ -1,4 +1,4 @@
-package io.spannercs.flink.source.config;
+package io.spannercs.flink.source.spanner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;

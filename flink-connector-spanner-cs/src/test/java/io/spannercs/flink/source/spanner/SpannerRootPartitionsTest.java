@@ -1,4 +1,4 @@
-package io.spannercs.flink.source.enumerator;
+package io.spannercs.flink.source.spanner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.google.cloud.spanner.Dialect;
 import io.spannercs.emulator.SpannerEmulator;
 import io.spannercs.flink.source.NonRecoverableSourceException;
-import io.spannercs.flink.source.config.ChangeStreamQuery;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.config.SpannerSourceConfig.PartitionMode;
 import io.spannercs.flink.source.event.PartitionReport.NewPartition;

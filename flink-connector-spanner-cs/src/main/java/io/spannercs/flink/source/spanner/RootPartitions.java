@@ -1,6 +1,5 @@
-package io.spannercs.flink.source.enumerator;
+package io.spannercs.flink.source.spanner;
 
-import io.spannercs.flink.source.config.ChangeStreamQuery;
 import io.spannercs.flink.source.event.PartitionReport;
 import java.util.List;
 import org.apache.flink.annotation.Internal;

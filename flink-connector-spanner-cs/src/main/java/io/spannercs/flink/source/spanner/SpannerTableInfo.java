@@ -1,4 +1,4 @@
-package io.spannercs.flink.table;
+package io.spannercs.flink.source.spanner;
 
 import com.google.auth.oauth2.GoogleCredentials;
 import com.google.cloud.NoCredentials;
@@ -9,9 +9,7 @@ import com.google.cloud.spanner.Spanner;
 import com.google.cloud.spanner.SpannerException;
 import com.google.cloud.spanner.SpannerOptions;
 import com.google.cloud.spanner.Statement;
-import io.spannercs.flink.format.datastream.SpannerColumnTypes;
-import io.spannercs.flink.source.config.SpannerClients;
-import io.spannercs.flink.source.config.SpannerErrors;
+import io.spannercs.flink.table.CaptureTypeSupport;
 import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,4 +1,4 @@
-package io.spannercs.flink.source.config;
+package io.spannercs.flink.source.spanner;
 
 import com.google.spanner.admin.instance.v1.InstanceAdminGrpc;
 import com.google.spanner.admin.instance.v1.ListInstanceConfigsRequest;

@@ -1,4 +1,4 @@
-package io.spannercs.flink.source.config;
+package io.spannercs.flink.source.spanner;
 
 import com.google.cloud.spanner.DatabaseNotFoundException;
 import com.google.cloud.spanner.ErrorCode;
@@ -6,6 +6,7 @@ import com.google.cloud.spanner.InstanceNotFoundException;
 import com.google.cloud.spanner.SpannerException;
 import io.grpc.Status;
 import io.spannercs.flink.source.NonRecoverableSourceException;
+import io.spannercs.flink.source.config.SpannerSourceConfig;
 import java.io.IOException;
 import java.io.ObjectOutputStream;
 import java.io.OutputStream;
