@@ -8,7 +8,7 @@ import io.spannercs.emulator.SpannerEmulator;
 import io.spannercs.flink.source.NonRecoverableSourceException;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.config.SpannerSourceConfig.PartitionMode;
-import io.spannercs.flink.source.event.PartitionReport.NewPartition;
+import io.spannercs.flink.source.split.PartitionReport.NewPartition;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;

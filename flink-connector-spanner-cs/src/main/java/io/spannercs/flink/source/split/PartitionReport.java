@@ -1,4 +1,4 @@
-package io.spannercs.flink.source.event;
+package io.spannercs.flink.source.split;
 
 import java.io.Serializable;
 import java.util.List;
@@ -7,7 +7,9 @@ import org.apache.flink.annotation.Internal;
 /**
  * What a reader learned about a partition and must not be lost: it stays in the split's state until
  * the enumerator acknowledges it (after a checkpoint that contains its effect). The enumerator
- * handles each report idempotently, keyed by {@link #id()}.
+ * handles each report idempotently, keyed by {@link #id()}. Part of the split's checkpointed state
+ * (written by {@link PartitionSplitSerializer}), which is why it lives here; the events between
+ * readers and enumerator carry it.
  */
 @Internal
 public sealed interface PartitionReport extends Serializable
