@@ -15,9 +15,9 @@ import io.spannercs.flink.source.event.ReleaseBarrierEvent;
 import io.spannercs.flink.source.event.SplitsResumedEvent;
 import io.spannercs.flink.source.event.StreamShapeEvent;
 import io.spannercs.flink.source.spanner.ChangeStreamQuery;
+import io.spannercs.flink.source.spanner.ClientReads;
 import io.spannercs.flink.source.spanner.LazySpannerClient;
 import io.spannercs.flink.source.spanner.RecordMethodCaches;
-import io.spannercs.flink.source.spanner.SpannerClients;
 import io.spannercs.flink.source.split.PartitionReport;
 import io.spannercs.flink.source.split.PartitionSplit;
 import io.spannercs.flink.source.split.SnapshotSplit;
@@ -103,7 +103,6 @@ public final class ChangeStreamSourceReader<T>
                 fetchers(config, spanner, queryThreads, shared, readAheads, filter),
                 new ChangeStreamRecordEmitter<>(
                         deserializer,
-                        filter,
                         config,
                         shared,
                         outbox,
@@ -136,7 +135,7 @@ public final class ChangeStreamSourceReader<T>
                 () ->
                         new ChangeStreamSplitReader(
                                 config,
-                                SpannerClients.databaseClient(spanner.get(), config),
+                                ClientReads.of(spanner, config),
                                 queryThreads,
                                 shared,
                                 readAheads,

@@ -1,4 +1,4 @@
-package io.spannercs.flink.source.reader;
+package io.spannercs.flink.source.spanner;
 
 import com.google.cloud.ByteArray;
 import com.google.cloud.Date;

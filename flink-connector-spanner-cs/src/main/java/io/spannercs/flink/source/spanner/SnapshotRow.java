@@ -1,4 +1,4 @@
-package io.spannercs.flink.source.reader;
+package io.spannercs.flink.source.spanner;
 
 import io.spannercs.flink.source.split.SnapshotKey;
 import java.util.Map;
@@ -13,7 +13,7 @@ import org.apache.flink.annotation.Internal;
  * @param columnTypes type names of the columns read, in table order (shared by a query's rows)
  */
 @Internal
-record SnapshotRow(
+public record SnapshotRow(
         SnapshotKey key,
         Map<String, Object> keys,
         Map<String, Object> values,
