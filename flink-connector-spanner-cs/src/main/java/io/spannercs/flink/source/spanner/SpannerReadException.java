@@ -15,7 +15,7 @@ public final class SpannerReadException extends RuntimeException {
 
     private final transient SpannerException error;
 
-    SpannerReadException(SpannerException error) {
+    public SpannerReadException(SpannerException error) {
         super(error.getMessage(), error);
         this.error = error;
     }
