@@ -170,22 +170,23 @@ final class FollowingPlainReader {
         for (int i = 0; i < out.length; i++) {
             ModRecord m = d.mods().get(i);
             out[i] =
-                    new ChangeEvent(
-                            d.table(),
-                            type,
-                            typed(d.columns(), m.keys()),
-                            typed(d.columns(), m.newValues()),
-                            typed(d.columns(), m.oldValues()),
-                            commit,
-                            d.serverTransactionId(),
-                            d.recordSequence(),
-                            i,
-                            d.transactionTag(),
-                            d.systemTransaction(),
-                            token,
-                            d.numberOfRecordsInTransaction(),
-                            d.numberOfPartitionsInTransaction(),
-                            d.valueCaptureType());
+                    ChangeEvent.builder()
+                            .table(d.table())
+                            .changeType(type)
+                            .keys(typed(d.columns(), m.keys()))
+                            .newValues(typed(d.columns(), m.newValues()))
+                            .oldValues(typed(d.columns(), m.oldValues()))
+                            .commitTimestamp(commit)
+                            .serverTransactionId(d.serverTransactionId())
+                            .recordSequence(d.recordSequence())
+                            .modNumber(i)
+                            .transactionTag(d.transactionTag())
+                            .systemTransaction(d.systemTransaction())
+                            .partitionToken(token)
+                            .numberOfRecordsInTransaction(d.numberOfRecordsInTransaction())
+                            .numberOfPartitionsInTransaction(d.numberOfPartitionsInTransaction())
+                            .valueCaptureType(d.valueCaptureType())
+                            .build();
         }
         return List.of(out);
     }

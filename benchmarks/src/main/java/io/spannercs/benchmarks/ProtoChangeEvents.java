@@ -31,22 +31,23 @@ final class ProtoChangeEvents {
         for (int i = 0; i < d.getModsCount(); i++) {
             DataChangeRecord.Mod m = d.getMods(i);
             out.add(
-                    new ChangeEvent(
-                            d.getTable(),
-                            type,
-                            typed(columns, m.getKeysList()),
-                            typed(columns, m.getNewValuesList()),
-                            typed(columns, m.getOldValuesList()),
-                            commit,
-                            d.getServerTransactionId(),
-                            d.getRecordSequence(),
-                            i,
-                            d.getTransactionTag(),
-                            d.getIsSystemTransaction(),
-                            partitionToken,
-                            d.getNumberOfRecordsInTransaction(),
-                            d.getNumberOfPartitionsInTransaction(),
-                            d.getValueCaptureType().name()));
+                    ChangeEvent.builder()
+                            .table(d.getTable())
+                            .changeType(type)
+                            .keys(typed(columns, m.getKeysList()))
+                            .newValues(typed(columns, m.getNewValuesList()))
+                            .oldValues(typed(columns, m.getOldValuesList()))
+                            .commitTimestamp(commit)
+                            .serverTransactionId(d.getServerTransactionId())
+                            .recordSequence(d.getRecordSequence())
+                            .modNumber(i)
+                            .transactionTag(d.getTransactionTag())
+                            .systemTransaction(d.getIsSystemTransaction())
+                            .partitionToken(partitionToken)
+                            .numberOfRecordsInTransaction(d.getNumberOfRecordsInTransaction())
+                            .numberOfPartitionsInTransaction(d.getNumberOfPartitionsInTransaction())
+                            .valueCaptureType(d.getValueCaptureType().name())
+                            .build());
         }
         return out;
     }

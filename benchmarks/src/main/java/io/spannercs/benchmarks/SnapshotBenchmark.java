@@ -15,9 +15,9 @@ import io.spannercs.flink.source.ChangeFilter;
 import io.spannercs.flink.source.SpannerChangeStreamSource;
 import io.spannercs.flink.source.StartupMode;
 import io.spannercs.flink.source.enumerator.ChangeStreamSplitEnumerator;
-import io.spannercs.flink.source.enumerator.SnapshotPlanner;
-import io.spannercs.flink.source.enumerator.SpannerSnapshotPlanner;
-import io.spannercs.flink.source.reader.SnapshotValues;
+import io.spannercs.flink.source.spanner.SnapshotPlanner;
+import io.spannercs.flink.source.spanner.SnapshotValues;
+import io.spannercs.flink.source.spanner.SpannerSnapshotPlanner;
 import io.spannercs.flink.source.split.SnapshotSplit;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -231,22 +231,23 @@ public final class SnapshotBenchmark {
                             .put(column, SnapshotValues.value(rs, i));
                 }
                 ChangeEvent row =
-                        new ChangeEvent(
-                                split.table(),
-                                ChangeType.INSERT,
-                                keys,
-                                values,
-                                Map.of(),
-                                at,
-                                "",
-                                "",
-                                0,
-                                "",
-                                false,
-                                "",
-                                0,
-                                0,
-                                "NEW_ROW");
+                        ChangeEvent.builder()
+                                .table(split.table())
+                                .changeType(ChangeType.INSERT)
+                                .keys(keys)
+                                .newValues(values)
+                                .oldValues(Map.of())
+                                .commitTimestamp(at)
+                                .serverTransactionId("")
+                                .recordSequence("")
+                                .modNumber(0)
+                                .transactionTag("")
+                                .systemTransaction(false)
+                                .partitionToken("")
+                                .numberOfRecordsInTransaction(0)
+                                .numberOfPartitionsInTransaction(0)
+                                .valueCaptureType("NEW_ROW")
+                                .build();
                 n += row.getKeys().isEmpty() ? 0 : 1;
             }
             count.addAndGet(n);

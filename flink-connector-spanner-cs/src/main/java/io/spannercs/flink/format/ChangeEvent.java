@@ -51,164 +51,176 @@ public final class ChangeEvent implements Serializable {
         this.oldValues = new LinkedHashMap<>();
     }
 
-    /** An event without column types ({@link #getColumnTypes()} is empty). */
-    @SuppressWarnings("checkstyle:ParameterNumber")
-    public ChangeEvent(
-            String table,
-            ChangeType changeType,
-            Map<String, Object> keys,
-            Map<String, Object> newValues,
-            Map<String, Object> oldValues,
-            Instant commitTimestamp,
-            String serverTransactionId,
-            String recordSequence,
-            int modNumber,
-            String transactionTag,
-            boolean systemTransaction,
-            String partitionToken,
-            long numberOfRecordsInTransaction,
-            long numberOfPartitionsInTransaction,
-            String valueCaptureType) {
-        this(
-                table,
-                changeType,
-                keys,
-                newValues,
-                oldValues,
-                commitTimestamp,
-                serverTransactionId,
-                recordSequence,
-                modNumber,
-                transactionTag,
-                systemTransaction,
-                partitionToken,
-                numberOfRecordsInTransaction,
-                numberOfPartitionsInTransaction,
-                valueCaptureType,
-                Map.of());
+    private ChangeEvent(Builder b, boolean copyMaps) {
+        this.table = b.table;
+        this.changeType = b.changeType;
+        this.keys = mapOf(b.keys, copyMaps);
+        this.newValues = mapOf(b.newValues, copyMaps);
+        this.oldValues = mapOf(b.oldValues, copyMaps);
+        this.commitTimestamp = b.commitTimestamp;
+        this.serverTransactionId = b.serverTransactionId;
+        this.recordSequence = b.recordSequence;
+        this.modNumber = b.modNumber;
+        this.transactionTag = b.transactionTag;
+        this.systemTransaction = b.systemTransaction;
+        this.partitionToken = b.partitionToken;
+        this.numberOfRecordsInTransaction = b.numberOfRecordsInTransaction;
+        this.numberOfPartitionsInTransaction = b.numberOfPartitionsInTransaction;
+        this.valueCaptureType = b.valueCaptureType;
+        this.columnTypes = mapOf(b.columnTypes, copyMaps);
+        this.snapshot = b.snapshot;
+        withRawChangeType(b.rawChangeType);
+    }
+
+    private static <V> Map<String, V> mapOf(Map<String, V> given, boolean copy) {
+        if (given == null) {
+            return new LinkedHashMap<>();
+        }
+        return copy ? new LinkedHashMap<>(given) : given;
+    }
+
+    /** A builder of events: every field unset (null, 0, false, empty maps) until set. */
+    public static Builder builder() {
+        return new Builder();
     }
 
     /**
-     * @param columnTypes Spanner type names by column (see {@link #getColumnTypes()}), in table
-     *     order
+     * Builds {@link ChangeEvent}s. A builder may build several events: fields shared by the row
+     * changes of one transaction are set once, those of each row change before each {@link
+     * #build()}.
      */
-    @SuppressWarnings("checkstyle:ParameterNumber")
-    public ChangeEvent(
-            String table,
-            ChangeType changeType,
-            Map<String, Object> keys,
-            Map<String, Object> newValues,
-            Map<String, Object> oldValues,
-            Instant commitTimestamp,
-            String serverTransactionId,
-            String recordSequence,
-            int modNumber,
-            String transactionTag,
-            boolean systemTransaction,
-            String partitionToken,
-            long numberOfRecordsInTransaction,
-            long numberOfPartitionsInTransaction,
-            String valueCaptureType,
-            Map<String, String> columnTypes) {
-        this(
-                true,
-                table,
-                changeType,
-                keys,
-                newValues,
-                oldValues,
-                commitTimestamp,
-                serverTransactionId,
-                recordSequence,
-                modNumber,
-                transactionTag,
-                systemTransaction,
-                partitionToken,
-                numberOfRecordsInTransaction,
-                numberOfPartitionsInTransaction,
-                valueCaptureType,
-                columnTypes);
-    }
+    @PublicEvolving
+    public static final class Builder {
+        private String table;
+        private ChangeType changeType;
+        private Map<String, Object> keys;
+        private Map<String, Object> newValues;
+        private Map<String, Object> oldValues;
+        private Instant commitTimestamp;
+        private String serverTransactionId;
+        private String recordSequence;
+        private int modNumber;
+        private String transactionTag;
+        private boolean systemTransaction;
+        private String partitionToken;
+        private long numberOfRecordsInTransaction;
+        private long numberOfPartitionsInTransaction;
+        private String valueCaptureType;
+        private Map<String, String> columnTypes;
+        private String rawChangeType;
+        private boolean snapshot;
 
-    /**
-     * An event that keeps the given maps instead of copying them: for the connector's own code,
-     * which builds the maps for this one event and never changes them afterwards (a row read at
-     * tens of thousands a second would otherwise be copied twice).
-     */
-    @Internal
-    @SuppressWarnings("checkstyle:ParameterNumber")
-    public static ChangeEvent owningMaps(
-            String table,
-            ChangeType changeType,
-            Map<String, Object> keys,
-            Map<String, Object> newValues,
-            Map<String, Object> oldValues,
-            Instant commitTimestamp,
-            String serverTransactionId,
-            String recordSequence,
-            int modNumber,
-            String transactionTag,
-            boolean systemTransaction,
-            String partitionToken,
-            long numberOfRecordsInTransaction,
-            long numberOfPartitionsInTransaction,
-            String valueCaptureType,
-            Map<String, String> columnTypes) {
-        return new ChangeEvent(
-                false,
-                table,
-                changeType,
-                keys,
-                newValues,
-                oldValues,
-                commitTimestamp,
-                serverTransactionId,
-                recordSequence,
-                modNumber,
-                transactionTag,
-                systemTransaction,
-                partitionToken,
-                numberOfRecordsInTransaction,
-                numberOfPartitionsInTransaction,
-                valueCaptureType,
-                columnTypes);
-    }
+        private Builder() {}
 
-    @SuppressWarnings("checkstyle:ParameterNumber")
-    private ChangeEvent(
-            boolean copyMaps,
-            String table,
-            ChangeType changeType,
-            Map<String, Object> keys,
-            Map<String, Object> newValues,
-            Map<String, Object> oldValues,
-            Instant commitTimestamp,
-            String serverTransactionId,
-            String recordSequence,
-            int modNumber,
-            String transactionTag,
-            boolean systemTransaction,
-            String partitionToken,
-            long numberOfRecordsInTransaction,
-            long numberOfPartitionsInTransaction,
-            String valueCaptureType,
-            Map<String, String> columnTypes) {
-        this.table = table;
-        this.changeType = changeType;
-        this.keys = copyMaps ? new LinkedHashMap<>(keys) : keys;
-        this.newValues = copyMaps ? new LinkedHashMap<>(newValues) : newValues;
-        this.oldValues = copyMaps ? new LinkedHashMap<>(oldValues) : oldValues;
-        this.commitTimestamp = commitTimestamp;
-        this.serverTransactionId = serverTransactionId;
-        this.recordSequence = recordSequence;
-        this.modNumber = modNumber;
-        this.transactionTag = transactionTag;
-        this.systemTransaction = systemTransaction;
-        this.partitionToken = partitionToken;
-        this.numberOfRecordsInTransaction = numberOfRecordsInTransaction;
-        this.numberOfPartitionsInTransaction = numberOfPartitionsInTransaction;
-        this.valueCaptureType = valueCaptureType;
-        this.columnTypes = copyMaps ? new LinkedHashMap<>(columnTypes) : columnTypes;
+        public Builder table(String table) {
+            this.table = table;
+            return this;
+        }
+
+        public Builder changeType(ChangeType changeType) {
+            this.changeType = changeType;
+            return this;
+        }
+
+        /** See {@link ChangeEvent#getRawChangeType()}; only kept for {@link ChangeType#UNKNOWN}. */
+        public Builder rawChangeType(String rawChangeType) {
+            this.rawChangeType = rawChangeType;
+            return this;
+        }
+
+        /** Primary key columns to values, in the table's column order. */
+        public Builder keys(Map<String, Object> keys) {
+            this.keys = keys;
+            return this;
+        }
+
+        public Builder newValues(Map<String, Object> newValues) {
+            this.newValues = newValues;
+            return this;
+        }
+
+        public Builder oldValues(Map<String, Object> oldValues) {
+            this.oldValues = oldValues;
+            return this;
+        }
+
+        public Builder commitTimestamp(Instant commitTimestamp) {
+            this.commitTimestamp = commitTimestamp;
+            return this;
+        }
+
+        public Builder serverTransactionId(String serverTransactionId) {
+            this.serverTransactionId = serverTransactionId;
+            return this;
+        }
+
+        public Builder recordSequence(String recordSequence) {
+            this.recordSequence = recordSequence;
+            return this;
+        }
+
+        public Builder modNumber(int modNumber) {
+            this.modNumber = modNumber;
+            return this;
+        }
+
+        public Builder transactionTag(String transactionTag) {
+            this.transactionTag = transactionTag;
+            return this;
+        }
+
+        public Builder systemTransaction(boolean systemTransaction) {
+            this.systemTransaction = systemTransaction;
+            return this;
+        }
+
+        public Builder partitionToken(String partitionToken) {
+            this.partitionToken = partitionToken;
+            return this;
+        }
+
+        public Builder numberOfRecordsInTransaction(long numberOfRecordsInTransaction) {
+            this.numberOfRecordsInTransaction = numberOfRecordsInTransaction;
+            return this;
+        }
+
+        public Builder numberOfPartitionsInTransaction(long numberOfPartitionsInTransaction) {
+            this.numberOfPartitionsInTransaction = numberOfPartitionsInTransaction;
+            return this;
+        }
+
+        public Builder valueCaptureType(String valueCaptureType) {
+            this.valueCaptureType = valueCaptureType;
+            return this;
+        }
+
+        /**
+         * Spanner type names by column, in table order; see {@link ChangeEvent#getColumnTypes()}.
+         */
+        public Builder columnTypes(Map<String, String> columnTypes) {
+            this.columnTypes = columnTypes;
+            return this;
+        }
+
+        public Builder snapshot(boolean snapshot) {
+            this.snapshot = snapshot;
+            return this;
+        }
+
+        /** An event with copies of the maps given, so later changes to them do not reach it. */
+        public ChangeEvent build() {
+            return new ChangeEvent(this, true);
+        }
+
+        /**
+         * An event that keeps the given maps instead of copying them: for the connector's own code,
+         * which builds the maps for this one event and never changes them afterwards (a row read at
+         * tens of thousands a second would otherwise be copied twice).
+         */
+        @Internal
+        public ChangeEvent buildOwningMaps() {
+            return new ChangeEvent(this, false);
+        }
     }
 
     public String getTable() {

@@ -103,25 +103,26 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
     public ChangeEvent copy(ChangeEvent from) {
         // An event never changes its maps, so maps of immutable values are shared, not copied:
         // Flink copies every record between chained operators unless object reuse is on.
-        return ChangeEvent.owningMaps(
-                        from.getTable(),
-                        from.getChangeType(),
-                        copyValues(from.keysMap(), "keys"),
-                        copyValues(from.newValuesMap(), "newValues"),
-                        copyValues(from.oldValuesMap(), "oldValues"),
-                        from.getCommitTimestamp(),
-                        from.getServerTransactionId(),
-                        from.getRecordSequence(),
-                        from.getModNumber(),
-                        from.getTransactionTag(),
-                        from.isSystemTransaction(),
-                        from.getPartitionToken(),
-                        from.getNumberOfRecordsInTransaction(),
-                        from.getNumberOfPartitionsInTransaction(),
-                        from.getValueCaptureType(),
-                        from.columnTypesMap())
-                .withRawChangeType(from.getRawChangeType())
-                .withSnapshot(from.isSnapshot());
+        return ChangeEvent.builder()
+                .table(from.getTable())
+                .changeType(from.getChangeType())
+                .rawChangeType(from.getRawChangeType())
+                .keys(copyValues(from.keysMap(), "keys"))
+                .newValues(copyValues(from.newValuesMap(), "newValues"))
+                .oldValues(copyValues(from.oldValuesMap(), "oldValues"))
+                .commitTimestamp(from.getCommitTimestamp())
+                .serverTransactionId(from.getServerTransactionId())
+                .recordSequence(from.getRecordSequence())
+                .modNumber(from.getModNumber())
+                .transactionTag(from.getTransactionTag())
+                .systemTransaction(from.isSystemTransaction())
+                .partitionToken(from.getPartitionToken())
+                .numberOfRecordsInTransaction(from.getNumberOfRecordsInTransaction())
+                .numberOfPartitionsInTransaction(from.getNumberOfPartitionsInTransaction())
+                .valueCaptureType(from.getValueCaptureType())
+                .columnTypes(from.columnTypesMap())
+                .snapshot(from.isSnapshot())
+                .buildOwningMaps();
     }
 
     @Override
@@ -193,25 +194,26 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
         for (int i = 0; i < columnCount; i++) {
             columnTypes.put(StringValue.readString(in), StringValue.readString(in));
         }
-        return ChangeEvent.owningMaps(
-                        table,
-                        changeType,
-                        keys,
-                        newValues,
-                        oldValues,
-                        commitTimestamp,
-                        serverTransactionId,
-                        recordSequence,
-                        modNumber,
-                        transactionTag,
-                        systemTransaction,
-                        partitionToken,
-                        numberOfRecordsInTransaction,
-                        numberOfPartitionsInTransaction,
-                        valueCaptureType,
-                        columnTypes)
-                .withRawChangeType(rawChangeType)
-                .withSnapshot(snapshot);
+        return ChangeEvent.builder()
+                .table(table)
+                .changeType(changeType)
+                .rawChangeType(rawChangeType)
+                .keys(keys)
+                .newValues(newValues)
+                .oldValues(oldValues)
+                .commitTimestamp(commitTimestamp)
+                .serverTransactionId(serverTransactionId)
+                .recordSequence(recordSequence)
+                .modNumber(modNumber)
+                .transactionTag(transactionTag)
+                .systemTransaction(systemTransaction)
+                .partitionToken(partitionToken)
+                .numberOfRecordsInTransaction(numberOfRecordsInTransaction)
+                .numberOfPartitionsInTransaction(numberOfPartitionsInTransaction)
+                .valueCaptureType(valueCaptureType)
+                .columnTypes(columnTypes)
+                .snapshot(snapshot)
+                .buildOwningMaps();
     }
 
     @Override

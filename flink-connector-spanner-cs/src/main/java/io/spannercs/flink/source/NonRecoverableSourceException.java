@@ -1,6 +1,6 @@
 package io.spannercs.flink.source;
 
-import io.spannercs.flink.source.config.SpannerErrors;
+import io.spannercs.flink.source.spanner.SpannerErrors;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.runtime.throwable.ThrowableAnnotation;
 import org.apache.flink.runtime.throwable.ThrowableType;

@@ -17,6 +17,7 @@ import static io.spannercs.flink.table.SpannerCdcOptions.SCAN_STARTUP_TIMESTAMP;
 import static io.spannercs.flink.table.SpannerCdcOptions.TABLE;
 
 import io.spannercs.flink.source.config.SpannerSourceConfig;
+import io.spannercs.flink.source.spanner.SpannerTableInfo;
 import io.spannercs.flink.table.SpannerCdcOptions.ChangelogModeOption;
 import io.spannercs.flink.table.SpannerCdcOptions.StartupMode;
 import java.time.Duration;

@@ -8,6 +8,7 @@ import io.spannercs.flink.source.SpannerChangeStreamSource;
 import io.spannercs.flink.source.SpannerChangeStreamSourceBuilder;
 import io.spannercs.flink.source.UnknownValueHandling;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
+import io.spannercs.flink.source.spanner.SpannerTableInfo;
 import io.spannercs.flink.table.SpannerCdcOptions.ChangelogModeOption;
 import java.io.Serializable;
 import java.time.Duration;

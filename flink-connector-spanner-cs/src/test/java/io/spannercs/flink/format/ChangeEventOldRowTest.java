@@ -14,22 +14,23 @@ class ChangeEventOldRowTest {
             Map<String, Object> newValues,
             Map<String, Object> oldValues,
             String capture) {
-        return new ChangeEvent(
-                "T",
-                type,
-                Map.of("Id", 1L),
-                newValues,
-                oldValues,
-                Instant.EPOCH,
-                "tx",
-                "00000000",
-                0,
-                "",
-                false,
-                "p",
-                1,
-                1,
-                capture);
+        return ChangeEvent.builder()
+                .table("T")
+                .changeType(type)
+                .keys(Map.of("Id", 1L))
+                .newValues(newValues)
+                .oldValues(oldValues)
+                .commitTimestamp(Instant.EPOCH)
+                .serverTransactionId("tx")
+                .recordSequence("00000000")
+                .modNumber(0)
+                .transactionTag("")
+                .systemTransaction(false)
+                .partitionToken("p")
+                .numberOfRecordsInTransaction(1)
+                .numberOfPartitionsInTransaction(1)
+                .valueCaptureType(capture)
+                .build();
     }
 
     private static Map<String, Object> row(Object... kv) {

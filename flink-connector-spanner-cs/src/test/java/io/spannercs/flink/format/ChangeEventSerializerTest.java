@@ -61,102 +61,104 @@ class ChangeEventSerializerTest extends SerializerTestBase<ChangeEvent> {
 
     /** Every Java type SpannerValues produces, with the edge values of each. */
     private static ChangeEvent everyValueType() {
-        return new ChangeEvent(
-                "AllTypes",
-                ChangeType.INSERT,
-                values("Id", Long.MAX_VALUE, "Key2", "k", "Key3", new byte[] {0, -128, 127}),
-                values(
-                        "I",
-                        Long.MIN_VALUE,
-                        "F",
-                        Double.NaN,
-                        "FInf",
-                        Double.POSITIVE_INFINITY,
-                        "FNegInf",
-                        Double.NEGATIVE_INFINITY,
-                        "FNegZero",
-                        -0.0d,
-                        "FMin",
-                        Double.MIN_VALUE,
-                        "F32",
-                        1.5f,
-                        "F32NaN",
-                        Float.NaN,
-                        "NScale9",
-                        new BigDecimal("-123.456789012"),
-                        "NNegScale",
-                        new BigDecimal(BigInteger.valueOf(12345), -3),
-                        "NBig",
-                        new BigDecimal("99999999999999999999999999999.999999999"),
-                        "NZero",
-                        new BigDecimal("0.000000000"),
-                        "B",
-                        true,
-                        "BFalse",
-                        false,
-                        "S",
-                        "héllo ☃ 𝄞",
-                        "SEmpty",
-                        "",
-                        "SLong",
-                        "x".repeat(70_000),
-                        "J",
-                        "{\"a\":[1,null]}",
-                        "By",
-                        new byte[] {0, 1, -1},
-                        "ByEmpty",
-                        new byte[0],
-                        "D",
-                        LocalDate.of(2024, 2, 29),
-                        "DMin",
-                        LocalDate.of(1, 1, 1),
-                        "DMax",
-                        LocalDate.of(9999, 12, 31),
-                        "Ts",
-                        Instant.ofEpochSecond(1_700_000_000L, 123_456_789),
-                        "TsMin",
-                        Instant.parse("0001-01-01T00:00:00Z"),
-                        "TsMax",
-                        Instant.parse("9999-12-31T23:59:59.999999999Z"),
-                        "TsBeforeEpoch",
-                        Instant.ofEpochSecond(-1, 1),
-                        "Null",
-                        null,
-                        "AEmpty",
-                        List.of(),
-                        "ANulls",
-                        Arrays.asList(null, null),
-                        "AI",
-                        Arrays.asList(1L, null, Long.MIN_VALUE, Long.MAX_VALUE),
-                        "AF",
-                        Arrays.asList(Double.NaN, null, Double.NEGATIVE_INFINITY, 0.1),
-                        "AF32",
-                        Arrays.asList(Float.POSITIVE_INFINITY, null, -2.5f),
-                        "AN",
-                        Arrays.asList(new BigDecimal("1.5"), null, BigDecimal.TEN),
-                        "AB",
-                        Arrays.asList(true, null, false),
-                        "AS",
-                        Arrays.asList("x", null, ""),
-                        "ABy",
-                        Arrays.asList(new byte[] {9}, null, new byte[0]),
-                        "AD",
-                        Arrays.asList(LocalDate.of(1970, 1, 1), null),
-                        "ATs",
-                        Arrays.asList(Instant.ofEpochSecond(0, 1), null),
-                        "ANested",
-                        List.of(List.of(1L), Arrays.asList(null, "y"))),
-                values("I", 0L, "By", new byte[] {5}, "AI", List.of(1L)),
-                Instant.ofEpochSecond(1_700_000_000L, 999_999_999),
-                "txn-1",
-                "00000001",
-                7,
-                "tag",
-                true,
-                "partition-token",
-                12,
-                3,
-                "OLD_AND_NEW_VALUES");
+        return ChangeEvent.builder()
+                .table("AllTypes")
+                .changeType(ChangeType.INSERT)
+                .keys(values("Id", Long.MAX_VALUE, "Key2", "k", "Key3", new byte[] {0, -128, 127}))
+                .newValues(
+                        values(
+                                "I",
+                                Long.MIN_VALUE,
+                                "F",
+                                Double.NaN,
+                                "FInf",
+                                Double.POSITIVE_INFINITY,
+                                "FNegInf",
+                                Double.NEGATIVE_INFINITY,
+                                "FNegZero",
+                                -0.0d,
+                                "FMin",
+                                Double.MIN_VALUE,
+                                "F32",
+                                1.5f,
+                                "F32NaN",
+                                Float.NaN,
+                                "NScale9",
+                                new BigDecimal("-123.456789012"),
+                                "NNegScale",
+                                new BigDecimal(BigInteger.valueOf(12345), -3),
+                                "NBig",
+                                new BigDecimal("99999999999999999999999999999.999999999"),
+                                "NZero",
+                                new BigDecimal("0.000000000"),
+                                "B",
+                                true,
+                                "BFalse",
+                                false,
+                                "S",
+                                "héllo ☃ 𝄞",
+                                "SEmpty",
+                                "",
+                                "SLong",
+                                "x".repeat(70_000),
+                                "J",
+                                "{\"a\":[1,null]}",
+                                "By",
+                                new byte[] {0, 1, -1},
+                                "ByEmpty",
+                                new byte[0],
+                                "D",
+                                LocalDate.of(2024, 2, 29),
+                                "DMin",
+                                LocalDate.of(1, 1, 1),
+                                "DMax",
+                                LocalDate.of(9999, 12, 31),
+                                "Ts",
+                                Instant.ofEpochSecond(1_700_000_000L, 123_456_789),
+                                "TsMin",
+                                Instant.parse("0001-01-01T00:00:00Z"),
+                                "TsMax",
+                                Instant.parse("9999-12-31T23:59:59.999999999Z"),
+                                "TsBeforeEpoch",
+                                Instant.ofEpochSecond(-1, 1),
+                                "Null",
+                                null,
+                                "AEmpty",
+                                List.of(),
+                                "ANulls",
+                                Arrays.asList(null, null),
+                                "AI",
+                                Arrays.asList(1L, null, Long.MIN_VALUE, Long.MAX_VALUE),
+                                "AF",
+                                Arrays.asList(Double.NaN, null, Double.NEGATIVE_INFINITY, 0.1),
+                                "AF32",
+                                Arrays.asList(Float.POSITIVE_INFINITY, null, -2.5f),
+                                "AN",
+                                Arrays.asList(new BigDecimal("1.5"), null, BigDecimal.TEN),
+                                "AB",
+                                Arrays.asList(true, null, false),
+                                "AS",
+                                Arrays.asList("x", null, ""),
+                                "ABy",
+                                Arrays.asList(new byte[] {9}, null, new byte[0]),
+                                "AD",
+                                Arrays.asList(LocalDate.of(1970, 1, 1), null),
+                                "ATs",
+                                Arrays.asList(Instant.ofEpochSecond(0, 1), null),
+                                "ANested",
+                                List.of(List.of(1L), Arrays.asList(null, "y"))))
+                .oldValues(values("I", 0L, "By", new byte[] {5}, "AI", List.of(1L)))
+                .commitTimestamp(Instant.ofEpochSecond(1_700_000_000L, 999_999_999))
+                .serverTransactionId("txn-1")
+                .recordSequence("00000001")
+                .modNumber(7)
+                .transactionTag("tag")
+                .systemTransaction(true)
+                .partitionToken("partition-token")
+                .numberOfRecordsInTransaction(12)
+                .numberOfPartitionsInTransaction(3)
+                .valueCaptureType("OLD_AND_NEW_VALUES")
+                .build();
     }
 
     private static ChangeEvent event(
@@ -165,22 +167,23 @@ class ChangeEventSerializerTest extends SerializerTestBase<ChangeEvent> {
             Map<String, Object> newValues,
             Map<String, Object> oldValues,
             String strings) {
-        return new ChangeEvent(
-                strings,
-                type,
-                keys,
-                newValues,
-                oldValues,
-                Instant.ofEpochSecond(5, 5),
-                strings,
-                strings,
-                0,
-                strings,
-                false,
-                strings,
-                -1,
-                Long.MAX_VALUE,
-                strings);
+        return ChangeEvent.builder()
+                .table(strings)
+                .changeType(type)
+                .keys(keys)
+                .newValues(newValues)
+                .oldValues(oldValues)
+                .commitTimestamp(Instant.ofEpochSecond(5, 5))
+                .serverTransactionId(strings)
+                .recordSequence(strings)
+                .modNumber(0)
+                .transactionTag(strings)
+                .systemTransaction(false)
+                .partitionToken(strings)
+                .numberOfRecordsInTransaction(-1)
+                .numberOfPartitionsInTransaction(Long.MAX_VALUE)
+                .valueCaptureType(strings)
+                .build();
     }
 
     /** An ordered map of column, value pairs; values may be null. */
@@ -313,23 +316,24 @@ class ChangeEventSerializerTest extends SerializerTestBase<ChangeEvent> {
     @Test
     void formatIsStable() throws IOException {
         ChangeEvent e =
-                new ChangeEvent(
-                        "T",
-                        ChangeType.UPDATE,
-                        values("Id", 1L),
-                        values("A", Arrays.asList(null, "x"), "B", new byte[] {-1}),
-                        values("C", new BigDecimal("-1.5")),
-                        Instant.ofEpochSecond(2, 3),
-                        null,
-                        "s",
-                        4,
-                        null,
-                        true,
-                        "p",
-                        5,
-                        6,
-                        "NEW_ROW",
-                        java.util.Map.of("Id", "INT64"));
+                ChangeEvent.builder()
+                        .table("T")
+                        .changeType(ChangeType.UPDATE)
+                        .keys(values("Id", 1L))
+                        .newValues(values("A", Arrays.asList(null, "x"), "B", new byte[] {-1}))
+                        .oldValues(values("C", new BigDecimal("-1.5")))
+                        .commitTimestamp(Instant.ofEpochSecond(2, 3))
+                        .serverTransactionId(null)
+                        .recordSequence("s")
+                        .modNumber(4)
+                        .transactionTag(null)
+                        .systemTransaction(true)
+                        .partitionToken("p")
+                        .numberOfRecordsInTransaction(5)
+                        .numberOfPartitionsInTransaction(6)
+                        .valueCaptureType("NEW_ROW")
+                        .columnTypes(java.util.Map.of("Id", "INT64"))
+                        .build();
 
         String hex =
                 "0254" // table "T": length + 1, chars

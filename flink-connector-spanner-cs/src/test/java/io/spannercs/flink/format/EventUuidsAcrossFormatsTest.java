@@ -204,23 +204,24 @@ class EventUuidsAcrossFormatsTest {
             String sequence,
             int mod,
             Map<String, String> types) {
-        return new ChangeEvent(
-                table,
-                type,
-                keys,
-                newValues,
-                oldValues,
-                COMMIT,
-                transaction,
-                sequence,
-                mod,
-                "",
-                false,
-                "token",
-                3,
-                1,
-                "NEW_ROW_AND_OLD_VALUES",
-                types);
+        return ChangeEvent.builder()
+                .table(table)
+                .changeType(type)
+                .keys(keys)
+                .newValues(newValues)
+                .oldValues(oldValues)
+                .commitTimestamp(COMMIT)
+                .serverTransactionId(transaction)
+                .recordSequence(sequence)
+                .modNumber(mod)
+                .transactionTag("")
+                .systemTransaction(false)
+                .partitionToken("token")
+                .numberOfRecordsInTransaction(3)
+                .numberOfPartitionsInTransaction(1)
+                .valueCaptureType("NEW_ROW_AND_OLD_VALUES")
+                .columnTypes(types)
+                .build();
     }
 
     /** A snapshot row as the source builds it: no transaction, at the snapshot's time. */
@@ -229,23 +230,24 @@ class EventUuidsAcrossFormatsTest {
             Map<String, Object> keys,
             Map<String, Object> values,
             Map<String, String> types) {
-        return new ChangeEvent(
-                        table,
-                        ChangeType.INSERT,
-                        keys,
-                        values,
-                        Map.of(),
-                        SNAPSHOT,
-                        "",
-                        "",
-                        0,
-                        "",
-                        false,
-                        "token",
-                        0,
-                        0,
-                        "NEW_ROW",
-                        types)
+        return ChangeEvent.builder()
+                .table(table)
+                .changeType(ChangeType.INSERT)
+                .keys(keys)
+                .newValues(values)
+                .oldValues(Map.of())
+                .commitTimestamp(SNAPSHOT)
+                .serverTransactionId("")
+                .recordSequence("")
+                .modNumber(0)
+                .transactionTag("")
+                .systemTransaction(false)
+                .partitionToken("token")
+                .numberOfRecordsInTransaction(0)
+                .numberOfPartitionsInTransaction(0)
+                .valueCaptureType("NEW_ROW")
+                .columnTypes(types)
+                .build()
                 .withSnapshot(true);
     }
 

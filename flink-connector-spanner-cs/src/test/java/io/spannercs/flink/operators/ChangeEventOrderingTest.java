@@ -61,21 +61,22 @@ class ChangeEventOrderingTest {
         for (int i = 0; i < keyValues.length; i += 2) {
             keys.put((String) keyValues[i], keyValues[i + 1]);
         }
-        return new ChangeEvent(
-                table,
-                ChangeType.INSERT,
-                keys,
-                Map.of(),
-                Map.of(),
-                Instant.EPOCH,
-                "t",
-                "0",
-                0,
-                "",
-                false,
-                "p",
-                1,
-                1,
-                "NEW_ROW");
+        return ChangeEvent.builder()
+                .table(table)
+                .changeType(ChangeType.INSERT)
+                .keys(keys)
+                .newValues(Map.of())
+                .oldValues(Map.of())
+                .commitTimestamp(Instant.EPOCH)
+                .serverTransactionId("t")
+                .recordSequence("0")
+                .modNumber(0)
+                .transactionTag("")
+                .systemTransaction(false)
+                .partitionToken("p")
+                .numberOfRecordsInTransaction(1)
+                .numberOfPartitionsInTransaction(1)
+                .valueCaptureType("NEW_ROW")
+                .build();
     }
 }

@@ -30,21 +30,22 @@ final class OperatorEvents {
         keys.put("Id", id);
         Map<String, Object> values = new LinkedHashMap<>();
         values.put("V", txn + "/" + seq + "/" + mod);
-        return new ChangeEvent(
-                table,
-                ChangeType.UPDATE,
-                keys,
-                values,
-                Map.of(),
-                Instant.ofEpochMilli(millis).plusNanos(micros * 1000L),
-                txn,
-                seq,
-                mod,
-                "tag",
-                false,
-                partition,
-                records,
-                2,
-                "NEW_VALUES");
+        return ChangeEvent.builder()
+                .table(table)
+                .changeType(ChangeType.UPDATE)
+                .keys(keys)
+                .newValues(values)
+                .oldValues(Map.of())
+                .commitTimestamp(Instant.ofEpochMilli(millis).plusNanos(micros * 1000L))
+                .serverTransactionId(txn)
+                .recordSequence(seq)
+                .modNumber(mod)
+                .transactionTag("tag")
+                .systemTransaction(false)
+                .partitionToken(partition)
+                .numberOfRecordsInTransaction(records)
+                .numberOfPartitionsInTransaction(2)
+                .valueCaptureType("NEW_VALUES")
+                .build();
     }
 }

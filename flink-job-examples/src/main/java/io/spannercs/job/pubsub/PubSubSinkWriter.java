@@ -20,7 +20,7 @@ import com.google.pubsub.v1.PubsubMessage;
 import com.google.pubsub.v1.TopicName;
 import io.grpc.ManagedChannelBuilder;
 import io.spannercs.flink.format.ChangeEvent;
-import io.spannercs.flink.source.config.ClientThreads;
+import io.spannercs.flink.source.spanner.ClientThreads;
 import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.InputStream;

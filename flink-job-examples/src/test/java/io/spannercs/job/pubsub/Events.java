@@ -26,23 +26,24 @@ final class Events {
         Map<String, String> types = new LinkedHashMap<>();
         types.put("Id", "INT64");
         types.put("Name", "STRING");
-        return new ChangeEvent(
-                table,
-                type,
-                Map.of("Id", id),
-                values,
-                Map.of(),
-                commit,
-                txn,
-                "00000001",
-                0,
-                "",
-                false,
-                "token",
-                1,
-                1,
-                "NEW_ROW",
-                types);
+        return ChangeEvent.builder()
+                .table(table)
+                .changeType(type)
+                .keys(Map.of("Id", id))
+                .newValues(values)
+                .oldValues(Map.of())
+                .commitTimestamp(commit)
+                .serverTransactionId(txn)
+                .recordSequence("00000001")
+                .modNumber(0)
+                .transactionTag("")
+                .systemTransaction(false)
+                .partitionToken("token")
+                .numberOfRecordsInTransaction(1)
+                .numberOfPartitionsInTransaction(1)
+                .valueCaptureType("NEW_ROW")
+                .columnTypes(types)
+                .build();
     }
 
     /** A row of a snapshot taken at {@code at}. */

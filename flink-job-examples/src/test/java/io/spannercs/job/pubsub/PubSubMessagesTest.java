@@ -118,23 +118,24 @@ class PubSubMessagesTest {
     }
 
     private static ChangeEvent keyedByName(String table, String name) {
-        return new ChangeEvent(
-                table,
-                ChangeType.INSERT,
-                java.util.Map.of("Name", name),
-                java.util.Map.of(),
-                java.util.Map.of(),
-                T,
-                "1",
-                "1",
-                0,
-                "",
-                false,
-                "token",
-                1,
-                1,
-                "NEW_ROW",
-                java.util.Map.of("Name", "STRING"));
+        return ChangeEvent.builder()
+                .table(table)
+                .changeType(ChangeType.INSERT)
+                .keys(java.util.Map.of("Name", name))
+                .newValues(java.util.Map.of())
+                .oldValues(java.util.Map.of())
+                .commitTimestamp(T)
+                .serverTransactionId("1")
+                .recordSequence("1")
+                .modNumber(0)
+                .transactionTag("")
+                .systemTransaction(false)
+                .partitionToken("token")
+                .numberOfRecordsInTransaction(1)
+                .numberOfPartitionsInTransaction(1)
+                .valueCaptureType("NEW_ROW")
+                .columnTypes(java.util.Map.of("Name", "STRING"))
+                .build();
     }
 
     private static java.util.Map.Entry<String, String> entry(String k, String v) {

@@ -17,7 +17,7 @@ import org.apache.flink.annotation.PublicEvolving;
  * {@code schema_key} is the fingerprint of the declared columns. Without declared types a table's
  * values are written by their Java type (JSON columns then as strings) and {@code schema_key}
  * fingerprints the names of the columns the event carries. Read them from the database with {@link
- * SpannerColumnTypes#read}, or declare them by hand.
+ * io.spannercs.flink.source.spanner.SpannerColumnTypes#read}, or declare them by hand.
  *
  * <p>Immutable and serializable, so it travels with the job graph.
  */
@@ -199,7 +199,10 @@ public final class DatastreamContext implements Serializable {
             return this;
         }
 
-        /** Declares several tables, as {@link SpannerColumnTypes#read} returns them. */
+        /**
+         * Declares several tables, as {@link
+         * io.spannercs.flink.source.spanner.SpannerColumnTypes#read} returns them.
+         */
         public Builder columnTypes(Map<String, Map<String, String>> tables) {
             tables.forEach(this::columnTypes);
             return this;

@@ -91,24 +91,27 @@ public final class DatastreamJsonDeserializer implements Serializable {
                         : changeType == ChangeType.DELETE ? rowValues : Map.of();
         JsonNode tag = m.get("transaction_tag");
         JsonNode token = m.get("partition_token");
-        return new ChangeEvent(
-                        table,
-                        changeType,
-                        keys,
-                        changeType == ChangeType.DELETE ? Map.of() : rowValues,
-                        oldValues,
-                        Instant.parse(text(m, "commit_timestamp")),
-                        text(m, "server_transaction_id"),
-                        recordSequence(required(m, "record_sequence")),
-                        required(m, "mod_number").intValue(),
-                        tag == null || tag.isNull() ? null : tag.textValue(),
-                        m.path("is_system_transaction").booleanValue(),
-                        token == null || token.isNull() ? null : token.textValue(),
-                        required(m, "number_of_records_in_transaction").longValue(),
-                        m.path("number_of_partitions_in_transaction").longValue(),
-                        text(m, "value_capture_type"))
-                .withRawChangeType(rawChangeType)
-                .withSnapshot(m.path("snapshot").booleanValue());
+        return ChangeEvent.builder()
+                .table(table)
+                .changeType(changeType)
+                .rawChangeType(rawChangeType)
+                .keys(keys)
+                .newValues(changeType == ChangeType.DELETE ? Map.of() : rowValues)
+                .oldValues(oldValues)
+                .commitTimestamp(Instant.parse(text(m, "commit_timestamp")))
+                .serverTransactionId(text(m, "server_transaction_id"))
+                .recordSequence(recordSequence(required(m, "record_sequence")))
+                .modNumber(required(m, "mod_number").intValue())
+                .transactionTag(tag == null || tag.isNull() ? null : tag.textValue())
+                .systemTransaction(m.path("is_system_transaction").booleanValue())
+                .partitionToken(token == null || token.isNull() ? null : token.textValue())
+                .numberOfRecordsInTransaction(
+                        required(m, "number_of_records_in_transaction").longValue())
+                .numberOfPartitionsInTransaction(
+                        m.path("number_of_partitions_in_transaction").longValue())
+                .valueCaptureType(text(m, "value_capture_type"))
+                .snapshot(m.path("snapshot").booleanValue())
+                .build();
     }
 
     /** A change type by name; a name this connector does not know is {@link ChangeType#UNKNOWN}. */

@@ -1,20 +1,24 @@
 package io.spannercs.flink.source.enumerator;
 
 import io.spannercs.flink.source.ChangeFilter;
-import io.spannercs.flink.source.config.ChangeStreamQuery;
-import io.spannercs.flink.source.config.RecordMethodCaches;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.event.AckReportsEvent;
 import io.spannercs.flink.source.event.AssignedElsewhereEvent;
 import io.spannercs.flink.source.event.EnumeratorEventsEvent;
 import io.spannercs.flink.source.event.EventsStoppedEvent;
 import io.spannercs.flink.source.event.LowWatermarkEvent;
-import io.spannercs.flink.source.event.PartitionReport;
 import io.spannercs.flink.source.event.ReaderFailingEvent;
 import io.spannercs.flink.source.event.ReaderReportsEvent;
 import io.spannercs.flink.source.event.ReleaseBarrierEvent;
 import io.spannercs.flink.source.event.SplitsResumedEvent;
 import io.spannercs.flink.source.event.StreamShapeEvent;
+import io.spannercs.flink.source.spanner.ChangeStreamQuery;
+import io.spannercs.flink.source.spanner.RecordMethodCaches;
+import io.spannercs.flink.source.spanner.RootPartitions;
+import io.spannercs.flink.source.spanner.SnapshotPlanner;
+import io.spannercs.flink.source.spanner.SpannerRootPartitions;
+import io.spannercs.flink.source.spanner.SpannerSnapshotPlanner;
+import io.spannercs.flink.source.split.PartitionReport;
 import io.spannercs.flink.source.split.PartitionSplit;
 import io.spannercs.flink.source.split.SnapshotSplit;
 import io.spannercs.flink.source.split.SpannerSplit;

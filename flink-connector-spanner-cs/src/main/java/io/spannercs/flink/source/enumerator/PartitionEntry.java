@@ -1,6 +1,6 @@
 package io.spannercs.flink.source.enumerator;
 
-import io.spannercs.flink.source.event.PartitionReport;
+import io.spannercs.flink.source.split.PartitionReport;
 import io.spannercs.flink.source.split.PartitionSplit;
 import java.util.List;
 import java.util.Objects;

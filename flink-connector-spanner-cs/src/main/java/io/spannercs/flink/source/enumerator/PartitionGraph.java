@@ -1,7 +1,7 @@
 package io.spannercs.flink.source.enumerator;
 
-import io.spannercs.flink.source.event.PartitionReport;
 import io.spannercs.flink.source.event.SplitsResumedEvent;
+import io.spannercs.flink.source.split.PartitionReport;
 import io.spannercs.flink.source.split.PartitionSplit;
 import java.time.Duration;
 import java.util.ArrayList;

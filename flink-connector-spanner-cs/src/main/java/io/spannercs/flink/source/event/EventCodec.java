@@ -2,6 +2,7 @@ package io.spannercs.flink.source.event;
 
 import com.google.cloud.spanner.Dialect;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
+import io.spannercs.flink.source.split.PartitionReport;
 import io.spannercs.flink.source.split.PartitionSplitSerializer;
 import java.io.IOException;
 import java.util.ArrayList;

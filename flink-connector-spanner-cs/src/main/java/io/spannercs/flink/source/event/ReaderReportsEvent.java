@@ -1,5 +1,6 @@
 package io.spannercs.flink.source.event;
 
+import io.spannercs.flink.source.split.PartitionReport;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.annotation.Internal;

@@ -53,6 +53,22 @@ final class ChangeEvents {
                         Math.floorDiv(d.timestampMicros(), 1_000_000L),
                         Math.floorMod(d.timestampMicros(), 1_000_000L) * 1000L);
         ChangeType changeType = values.changeType(d, partition);
+        // Fields of the whole record are set once; each mod sets its own before build().
+        ChangeEvent.Builder builder =
+                ChangeEvent.builder()
+                        .table(d.table())
+                        .changeType(changeType)
+                        .rawChangeType(changeType == ChangeType.UNKNOWN ? d.modType() : null)
+                        .commitTimestamp(commit)
+                        .serverTransactionId(d.serverTransactionId())
+                        .recordSequence(d.recordSequence())
+                        .transactionTag(d.transactionTag())
+                        .systemTransaction(d.systemTransaction())
+                        .partitionToken(partition)
+                        .numberOfRecordsInTransaction(d.numberOfRecordsInTransaction())
+                        .numberOfPartitionsInTransaction(d.numberOfPartitionsInTransaction())
+                        .valueCaptureType(d.valueCaptureType())
+                        .columnTypes(columnTypes);
         List<ChangeEvent> events = new ArrayList<>(d.mods().size());
         int filtered = 0;
         for (int i = 0; i < d.mods().size(); i++) {
@@ -61,28 +77,12 @@ final class ChangeEvents {
                 filtered++;
                 continue;
             }
-            ChangeEvent event =
-                    ChangeEvent.owningMaps(
-                            d.table(),
-                            changeType,
-                            values.typed(d, partition, columns, m.keys()),
-                            values.typed(d, partition, columns, m.newValues()),
-                            values.typed(d, partition, columns, m.oldValues()),
-                            commit,
-                            d.serverTransactionId(),
-                            d.recordSequence(),
-                            i,
-                            d.transactionTag(),
-                            d.systemTransaction(),
-                            partition,
-                            d.numberOfRecordsInTransaction(),
-                            d.numberOfPartitionsInTransaction(),
-                            d.valueCaptureType(),
-                            columnTypes);
-            if (changeType == ChangeType.UNKNOWN) {
-                event.withRawChangeType(d.modType());
-            }
-            events.add(event);
+            events.add(
+                    builder.keys(values.typed(d, partition, columns, m.keys()))
+                            .newValues(values.typed(d, partition, columns, m.newValues()))
+                            .oldValues(values.typed(d, partition, columns, m.oldValues()))
+                            .modNumber(i)
+                            .buildOwningMaps());
         }
         return new Converted(events, filtered);
     }

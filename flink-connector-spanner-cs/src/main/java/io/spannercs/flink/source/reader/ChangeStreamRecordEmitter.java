@@ -3,9 +3,7 @@ package io.spannercs.flink.source.reader;
 import io.spannercs.flink.format.ChangeEvent;
 import io.spannercs.flink.format.ChangeEventDeserializer;
 import io.spannercs.flink.format.ChangeType;
-import io.spannercs.flink.source.ChangeFilter;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
-import io.spannercs.flink.source.event.PartitionReport;
 import io.spannercs.flink.source.record.ChangeRecord;
 import io.spannercs.flink.source.record.ChildPartitionsRecord;
 import io.spannercs.flink.source.record.DataChangeRecord;
@@ -13,6 +11,8 @@ import io.spannercs.flink.source.record.HeartbeatRecord;
 import io.spannercs.flink.source.record.PartitionEndRecord;
 import io.spannercs.flink.source.record.PartitionEventRecord;
 import io.spannercs.flink.source.record.PartitionStartRecord;
+import io.spannercs.flink.source.spanner.SnapshotRow;
+import io.spannercs.flink.source.split.PartitionReport;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,10 +25,10 @@ import org.apache.flink.metrics.Counter;
 import org.apache.flink.util.Collector;
 
 /**
- * Emits one partition's records in order, one action per record kind: data becomes change events;
- * partition records become reports to the enumerator; every record advances the split's position
- * and, through it, the split's watermark (never above the enumerator's low watermark, never at or
- * past a pending barrier).
+ * Emits one partition's records in order, one action per record kind: data hands on the change
+ * events PartitionStream converted it to; partition records become reports to the enumerator; every
+ * record advances the split's position and, through it, the split's watermark (never above the
+ * enumerator's low watermark, never at or past a pending barrier).
  */
 @Internal
 public final class ChangeStreamRecordEmitter<T>
@@ -40,7 +40,6 @@ public final class ChangeStreamRecordEmitter<T>
     private final ReportOutbox outbox;
     private final LocalBarriers localBarriers;
     private final ForwardingCollector<T> collector = new ForwardingCollector<>();
-    private final ChangeEvents events; // for records not converted on the query thread
     private final Counter numRecordsIn;
     private final Counter numSnapshotRows;
 
@@ -52,7 +51,6 @@ public final class ChangeStreamRecordEmitter<T>
      */
     ChangeStreamRecordEmitter(
             ChangeEventDeserializer<T> deserializer,
-            ChangeFilter filter,
             SpannerSourceConfig config,
             ReaderSharedState shared,
             ReportOutbox outbox,
@@ -68,7 +66,6 @@ public final class ChangeStreamRecordEmitter<T>
         this.shared = shared;
         this.outbox = outbox;
         this.localBarriers = localBarriers;
-        this.events = new ChangeEvents(filter, config.unknownValueHandling());
     }
 
     @Override
@@ -128,26 +125,24 @@ public final class ChangeStreamRecordEmitter<T>
             SnapshotRow row = element.row();
             long micros = s.split().snapshotMicros();
             ChangeEvent event =
-                    ChangeEvent.owningMaps(
-                                    s.split().table(),
-                                    ChangeType.INSERT,
-                                    row.keys(),
-                                    row.values(),
-                                    Map.of(),
+                    ChangeEvent.builder()
+                            .table(s.split().table())
+                            .changeType(ChangeType.INSERT)
+                            .keys(row.keys())
+                            .newValues(row.values())
+                            .oldValues(Map.of())
+                            .commitTimestamp(
                                     Instant.ofEpochSecond(
                                             Math.floorDiv(micros, 1_000_000L),
-                                            Math.floorMod(micros, 1_000_000L) * 1000L),
-                                    "",
-                                    "",
-                                    0,
-                                    "",
-                                    false,
-                                    s.token(),
-                                    0,
-                                    0,
-                                    "NEW_ROW",
-                                    row.columnTypes())
-                            .withSnapshot(true);
+                                            Math.floorMod(micros, 1_000_000L) * 1000L))
+                            .serverTransactionId("")
+                            .recordSequence("")
+                            .transactionTag("")
+                            .partitionToken(s.token())
+                            .valueCaptureType("NEW_ROW")
+                            .columnTypes(row.columnTypes())
+                            .snapshot(true)
+                            .buildOwningMaps();
             collector.target = output;
             collector.timestamp = Math.floorDiv(micros, 1000);
             deserializer.deserialize(event, collector);
@@ -189,7 +184,9 @@ public final class ChangeStreamRecordEmitter<T>
             PartitionSplitState state)
             throws Exception {
         if (converted == null) {
-            converted = events.convert(d, state.token());
+            // PartitionStream converts every data record it hands over; none travels in a group.
+            throw new IllegalStateException(
+                    "Data change record of " + state.token() + " was not converted: " + d);
         }
         numRecordsFiltered.inc(converted.filtered());
         collector.target = output;

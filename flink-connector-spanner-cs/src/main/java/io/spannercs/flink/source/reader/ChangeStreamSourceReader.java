@@ -2,10 +2,6 @@ package io.spannercs.flink.source.reader;
 
 import io.spannercs.flink.format.ChangeEventDeserializer;
 import io.spannercs.flink.source.ChangeFilter;
-import io.spannercs.flink.source.config.ChangeStreamQuery;
-import io.spannercs.flink.source.config.LazySpannerClient;
-import io.spannercs.flink.source.config.RecordMethodCaches;
-import io.spannercs.flink.source.config.SpannerClients;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.enumerator.PartitionNames;
 import io.spannercs.flink.source.event.AckReportsEvent;
@@ -13,12 +9,16 @@ import io.spannercs.flink.source.event.AssignedElsewhereEvent;
 import io.spannercs.flink.source.event.EnumeratorEventsEvent;
 import io.spannercs.flink.source.event.EventsStoppedEvent;
 import io.spannercs.flink.source.event.LowWatermarkEvent;
-import io.spannercs.flink.source.event.PartitionReport;
 import io.spannercs.flink.source.event.ReaderFailingEvent;
 import io.spannercs.flink.source.event.ReaderReportsEvent;
 import io.spannercs.flink.source.event.ReleaseBarrierEvent;
 import io.spannercs.flink.source.event.SplitsResumedEvent;
 import io.spannercs.flink.source.event.StreamShapeEvent;
+import io.spannercs.flink.source.spanner.ChangeStreamQuery;
+import io.spannercs.flink.source.spanner.ClientReads;
+import io.spannercs.flink.source.spanner.LazySpannerClient;
+import io.spannercs.flink.source.spanner.RecordMethodCaches;
+import io.spannercs.flink.source.split.PartitionReport;
 import io.spannercs.flink.source.split.PartitionSplit;
 import io.spannercs.flink.source.split.SnapshotSplit;
 import io.spannercs.flink.source.split.SpannerSplit;
@@ -103,7 +103,6 @@ public final class ChangeStreamSourceReader<T>
                 fetchers(config, spanner, queryThreads, shared, readAheads, filter),
                 new ChangeStreamRecordEmitter<>(
                         deserializer,
-                        filter,
                         config,
                         shared,
                         outbox,
@@ -136,7 +135,7 @@ public final class ChangeStreamSourceReader<T>
                 () ->
                         new ChangeStreamSplitReader(
                                 config,
-                                SpannerClients.databaseClient(spanner.get(), config),
+                                ClientReads.of(spanner, config),
                                 queryThreads,
                                 shared,
                                 readAheads,

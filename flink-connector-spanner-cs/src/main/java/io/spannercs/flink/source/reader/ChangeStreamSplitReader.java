@@ -1,10 +1,10 @@
 package io.spannercs.flink.source.reader;
 
-import com.google.cloud.spanner.DatabaseClient;
 import io.spannercs.flink.source.ChangeFilter;
-import io.spannercs.flink.source.config.ChangeStreamQuery;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
-import io.spannercs.flink.source.event.PartitionReport;
+import io.spannercs.flink.source.spanner.ChangeStreamQuery;
+import io.spannercs.flink.source.spanner.SpannerReads;
+import io.spannercs.flink.source.split.PartitionReport;
 import io.spannercs.flink.source.split.PartitionSplit;
 import io.spannercs.flink.source.split.SnapshotSplit;
 import io.spannercs.flink.source.split.SpannerSplit;
@@ -33,7 +33,7 @@ public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord,
     private static final long MAX_WAIT_MILLIS = 50;
 
     private final SpannerSourceConfig config;
-    private final DatabaseClient client;
+    private final SpannerReads reads;
     private final Executor queryThreads;
     private final ReaderSharedState shared;
     private final ChangeEvents events;
@@ -47,7 +47,7 @@ public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord,
 
     public ChangeStreamSplitReader(
             SpannerSourceConfig config,
-            DatabaseClient client,
+            SpannerReads reads,
             Executor queryThreads,
             ReaderSharedState shared,
             ReadAheads readAheads,
@@ -55,7 +55,7 @@ public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord,
         this.readAheads = readAheads;
         this.events = new ChangeEvents(filter, config.unknownValueHandling());
         this.config = config;
-        this.client = client;
+        this.reads = reads;
         this.queryThreads = queryThreads;
         this.shared = shared;
         shared.setFetcherWakeUp(this::notifyData);
@@ -168,7 +168,7 @@ public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord,
 
     private PartitionStream newPartitionStream(PartitionSplit split, Runnable onData) {
         return new PartitionStream(
-                split, config, query, client, queryThreads, shared, events, onData);
+                split, config, query, reads, queryThreads, shared, events, onData);
     }
 
     @Override
@@ -181,7 +181,7 @@ public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord,
             if (split instanceof SnapshotSplit s) {
                 streams.put(
                         s.splitId(),
-                        new SnapshotStream(s, config, client, queryThreads, this::notifyData));
+                        new SnapshotStream(s, config, reads, queryThreads, this::notifyData));
                 continue;
             }
             if (query == null) {
@@ -189,7 +189,7 @@ public final class ChangeStreamSplitReader implements SplitReader<FetchedRecord,
                 // as the enumerator told them, else asked of the database.
                 query = shared.knownQuery();
                 if (query == null) {
-                    query = ChangeStreamQuery.detect(client, config);
+                    query = reads.detectQuery();
                 }
                 shared.setPartitionMode(query.partitionMode());
             }

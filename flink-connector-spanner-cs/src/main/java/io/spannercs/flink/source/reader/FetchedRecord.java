@@ -1,6 +1,7 @@
 package io.spannercs.flink.source.reader;
 
 import io.spannercs.flink.source.record.ChangeRecord;
+import io.spannercs.flink.source.spanner.SnapshotRow;
 import java.util.List;
 import org.apache.flink.annotation.Internal;
 

@@ -1,28 +1,22 @@
 package io.spannercs.flink.source.reader;
 
-import com.google.cloud.spanner.DatabaseClient;
-import com.google.cloud.spanner.Options;
-import com.google.cloud.spanner.ResultSet;
-import com.google.cloud.spanner.SpannerException;
-import com.google.cloud.spanner.Statement;
-import io.spannercs.flink.source.config.ChangeStreamQuery;
-import io.spannercs.flink.source.config.QueryWindows;
-import io.spannercs.flink.source.config.SpannerErrors;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.enumerator.PartitionNames;
-import io.spannercs.flink.source.event.PartitionReport;
 import io.spannercs.flink.source.record.ChangeRecord;
-import io.spannercs.flink.source.record.ChangeRecordDecoder;
 import io.spannercs.flink.source.record.ChildPartitionsRecord;
 import io.spannercs.flink.source.record.DataChangeRecord;
 import io.spannercs.flink.source.record.PartitionEndRecord;
 import io.spannercs.flink.source.record.PartitionEventRecord;
 import io.spannercs.flink.source.record.PartitionStartRecord;
 import io.spannercs.flink.source.record.RecordSequences;
+import io.spannercs.flink.source.spanner.ChangeStreamQuery;
+import io.spannercs.flink.source.spanner.QueryWindows;
+import io.spannercs.flink.source.spanner.SpannerReadException;
+import io.spannercs.flink.source.spanner.SpannerReads;
 import io.spannercs.flink.source.split.PartitionPosition;
+import io.spannercs.flink.source.split.PartitionReport;
 import io.spannercs.flink.source.split.PartitionSplit;
 import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -31,14 +25,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Executor;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reads one partition: its query runs on a thread of the reader's query pool with the client's
- * blocking {@link ResultSet}, and puts records into a bounded buffer; a full buffer makes the query
- * thread wait, which is backpressure (the stream is not read, so Spanner stops sending). Query
+ * Reads one partition: its query runs as a {@link QueryStream} (a query thread, a bounded buffer,
+ * retries), one window at a time ({@link SpannerReads#partitionWindow}). Data change records become
+ * change events here, on the query thread (the only place a change record is converted). Query
  * windows are chained from the last record fetched (never from a window's end: a partition may end
  * inside a window without its end record, and Spanner rejects a query starting after the end),
  * transient errors are retried with backoff from there, and records already fetched are skipped by
@@ -61,28 +54,20 @@ import org.slf4j.LoggerFactory;
  * barrier, or an end emitted without the partition being finished (DESIGN.md section 3, "Restore
  * anywhere").
  *
- * <p>Why not the client's AsyncResultSet: it also occupies one thread of the client's small async
- * pool per streaming query (a change stream query streams for its whole window, so the ninth
- * partition of a reader never got a thread), and it spins while its own buffer is full.
- *
  * <p>The fetcher thread drains the buffer; draining stops at a move-in until its barrier is
  * released.
  */
-final class PartitionStream implements SplitStream {
+final class PartitionStream extends QueryStream<List<ChangeRecord>> {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionStream.class);
     private static final Comparator<ChangeRecord> SEQUENCE_ORDER =
             Comparator.comparing(ChangeRecord::recordSequence, RecordSequences.ORDER);
 
     private final PartitionSplit split;
-    private final SpannerSourceConfig config;
     private final ChangeStreamQuery query;
-    private final DatabaseClient client;
-    private final Executor queryThreads;
-    private final Runnable onData;
+    private final SpannerReads reads;
     private final ReaderSharedState shared;
-    private final ChangeEvents events; // null: the emitter converts
+    private final ChangeEvents events;
     private final boolean holdPartitionRecords;
-    private final ArrayDeque<FetchedRecord> buffer = new ArrayDeque<>();
 
     // What has been put into the buffer; queries restart from here.
     private final PartitionPosition fetched;
@@ -104,16 +89,10 @@ final class PartitionStream implements SplitStream {
     private final Set<String> reReadIdentities = new HashSet<>();
 
     private long windowEndMicros = QueryWindows.NO_PREVIOUS;
-    private ResultSet resultSet; // the running query's, to cancel it from another thread
-    private boolean running; // a query task is running or submitted
-    private long generation;
-    private boolean started;
-    private boolean ended; // the partition is done (or the source's end reached): no more queries
     private boolean endDelivered;
-    private RuntimeException failure;
-    private final RetrySchedule retries = new RetrySchedule();
     private boolean waitLogged;
     private long queryStartNanos;
+    private boolean rowSeen; // by the running query
     private long lastRowNanos;
     private boolean stallWarned;
     // Draining stops at a barrier until it is released.
@@ -125,19 +104,17 @@ final class PartitionStream implements SplitStream {
             PartitionSplit split,
             SpannerSourceConfig config,
             ChangeStreamQuery query,
-            DatabaseClient client,
+            SpannerReads reads,
             Executor queryThreads,
             ReaderSharedState shared,
             ChangeEvents events,
             Runnable onData) {
+        super(config, queryThreads, onData);
         this.split = split;
         this.events = events;
-        this.config = config;
         this.query = query;
-        this.client = client;
-        this.queryThreads = queryThreads;
+        this.reads = reads;
         this.shared = shared;
-        this.onData = onData;
         this.holdPartitionRecords =
                 config.perKeyOrdering()
                         && query.partitionMode()
@@ -165,11 +142,6 @@ final class PartitionStream implements SplitStream {
     @Override
     public String token() {
         return split.token();
-    }
-
-    @Override
-    public synchronized boolean started() {
-        return started;
     }
 
     @Override
@@ -212,28 +184,14 @@ final class PartitionStream implements SplitStream {
                         config.queryWindow(),
                         config.endMicros(),
                         nowMicros);
-        Statement statement =
-                query.statement(
-                        split.token(),
-                        startMicros,
-                        windowEndMicros,
-                        config.heartbeatInterval().toMillis());
-        Options.QueryOption[] options =
-                config.rpcPriority() == null
-                        ? new Options.QueryOption[0]
-                        : new Options.QueryOption[] {
-                            Options.priority(
-                                    Options.RpcPriority.valueOf(config.rpcPriority().name()))
-                        };
-        LOG.debug(
-                "Querying partition {} from {} to {}", split.token(), startMicros, windowEndMicros);
-        long current = ++generation;
-        running = true;
+        long endMicros = windowEndMicros;
+        LOG.debug("Querying partition {} from {} to {}", split.token(), startMicros, endMicros);
         shared.partitionQueries().inc();
         queryStartNanos = System.nanoTime();
         lastRowNanos = queryStartNanos;
+        rowSeen = false;
         stallWarned = false;
-        queryThreads.execute(() -> runQuery(current, statement, options));
+        launch(() -> reads.partitionWindow(query, split.token(), startMicros, endMicros));
     }
 
     private static long nowMicros() {
@@ -241,99 +199,59 @@ final class PartitionStream implements SplitStream {
         return now.getEpochSecond() * 1_000_000L + now.getNano() / 1000;
     }
 
-    /** Runs one query window on a query thread, until it ends, fails or is superseded. */
-    private void runQuery(long query, Statement statement, Options.QueryOption[] options) {
-        try (ResultSet rs = client.singleUse().executeQuery(statement, options)) {
-            synchronized (this) {
-                if (query != generation) {
-                    return; // closed before it started
-                }
-                resultSet = rs;
+    /** Takes the records of one row of the query (on the query thread). */
+    @Override
+    protected boolean onRow(long run, List<ChangeRecord> records) {
+        // Data records become events here, on this query thread, outside the lock.
+        Map<ChangeRecord, ChangeEvents.Converted> converted = convert(records);
+        boolean wasEmpty;
+        synchronized (this) {
+            if (run != generation) {
+                return false; // superseded or closed
             }
-            ChangeRecordDecoder decoder = null;
-            while (rs.next()) {
-                if (decoder == null) {
-                    decoder = ChangeRecordDecoder.forColumnType(rs.getColumnType(0));
-                    LOG.debug(
-                            "First row of partition {} {} µs after its query started",
-                            split.token(),
-                            (System.nanoTime() - queryStartNanos) / 1000);
-                }
-                List<ChangeRecord> records = decoder.decode(rs);
-                // Data records become events here, on this query thread, outside the lock.
-                Map<ChangeRecord, ChangeEvents.Converted> converted = convert(records);
-                boolean wasEmpty;
-                synchronized (this) {
-                    if (query != generation) {
-                        return; // superseded or closed
-                    }
-                    lastRowNanos = System.nanoTime();
-                    wasEmpty = buffer.isEmpty();
-                    for (ChangeRecord r : records) {
-                        accept(r, converted.get(r));
-                    }
-                    retries.progressed();
-                }
-                // Only the first record needs to wake the fetcher: it drains until the buffer is
-                // empty. Never under this stream's lock: the fetcher takes locks the other way.
-                if (wasEmpty) {
-                    onData.run();
-                }
-                if (!awaitRoom(query)) {
-                    return;
-                }
+            lastRowNanos = System.nanoTime();
+            if (!rowSeen) {
+                rowSeen = true;
+                LOG.debug(
+                        "First row of partition {} {} µs after its query started",
+                        split.token(),
+                        (lastRowNanos - queryStartNanos) / 1000);
             }
-            onQueryDone(query);
-        } catch (SpannerException e) {
-            onQueryFailed(query, e);
-        } catch (RuntimeException | Error e) {
-            synchronized (this) {
-                if (query != generation) {
-                    return; // the failure of a cancelled query
-                }
-                LOG.error("{}: reading failed", describe(), e);
-                failure =
-                        new IllegalStateException(
-                                describe() + ": cannot decode a change record: " + e.getMessage(),
-                                e);
-                running = false;
+            wasEmpty = buffer.isEmpty();
+            for (ChangeRecord r : records) {
+                accept(r, converted.get(r));
             }
+            retries.progressed();
+        }
+        // Only the first record needs to wake the fetcher: it drains until the buffer is empty.
+        // Never under this stream's lock: the fetcher takes locks the other way.
+        if (wasEmpty) {
             onData.run();
-        } finally {
-            synchronized (this) {
-                if (resultSet != null && query == generation) {
-                    resultSet = null;
-                }
-            }
         }
+        return true;
     }
 
-    /**
-     * Waits while the buffer is full: the stream is not read meanwhile, so gRPC flow control stops
-     * Spanner from sending more.
-     *
-     * @return false if the query was superseded or closed while waiting
-     */
-    private synchronized boolean awaitRoom(long query) {
-        while (query == generation && buffer.size() >= bufferLimit) {
-            try {
-                wait();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
-        }
-        return query == generation;
+    @Override
+    protected int bufferLimit() {
+        return bufferLimit;
     }
 
-    /** Takes a record from the query, unless it was fetched before (a re-read). */
+    @Override
+    protected String rowFailure() {
+        return "cannot decode a change record";
+    }
+
+    @Override
+    protected Logger log() {
+        return LOG;
+    }
+
+    /** The events of the row's data change records. */
     private Map<ChangeRecord, ChangeEvents.Converted> convert(List<ChangeRecord> records) {
         Map<ChangeRecord, ChangeEvents.Converted> out = new java.util.IdentityHashMap<>();
-        if (events != null) {
-            for (ChangeRecord r : records) {
-                if (r instanceof DataChangeRecord d) {
-                    out.put(r, events.convert(d, split.token()));
-                }
+        for (ChangeRecord r : records) {
+            if (r instanceof DataChangeRecord d) {
+                out.put(r, events.convert(d, split.token()));
             }
         }
         return out;
@@ -505,68 +423,51 @@ final class PartitionStream implements SplitStream {
         return false;
     }
 
-    private void onQueryDone(long query) {
-        synchronized (this) {
-            if (query != generation) {
-                return;
+    /** The window's query returned every row: the partition ended, or the next window starts. */
+    @Override
+    protected void onRunDone(long run) {
+        boolean endHeld = endHeld();
+        LOG.debug(
+                "Query of partition {} completed (end seen: {})",
+                split.token(),
+                endSeen || endHeld);
+        if (endSeen || endHeld) {
+            // The partition returned its end: every record of the held timestamp came. The
+            // end records and the partition's end travel as one element.
+            if (endHeld) {
+                endMicros = Math.max(endMicros, heldMicros);
             }
-            boolean endHeld = endHeld();
-            LOG.debug(
-                    "Query of partition {} completed (end seen: {})",
-                    split.token(),
-                    endSeen || endHeld);
-            resultSet = null;
-            running = false;
-            if (endSeen || endHeld) {
-                // The partition returned its end: every record of the held timestamp came. The
-                // end records and the partition's end travel as one element.
-                if (endHeld) {
-                    endMicros = Math.max(endMicros, heldMicros);
-                }
-                buffer.add(FetchedRecord.partitionEnd(endMicros, takeHeld()));
-                ended = true;
-            } else if (config.bounded()
-                    && windowEndMicros >= config.endMicros()
-                    && sourceEndConfirmed) {
-                releaseHeld();
-                ended = true; // the source's end: the reader reports it when the split ends
-            } else {
-                // The window ran out, possibly past the partition's end without its end record,
-                // and then maybe before the rest of the held timestamp's records: those are read
-                // again by the next query, which starts at the last record handed over. At the
-                // source's end, one more query tells whether the partition ended inside the
-                // window (its children then hold changes before the source's end).
-                discardHeld();
-                if (config.bounded() && windowEndMicros >= config.endMicros()) {
-                    sourceEndConfirmed = true;
-                }
-                start();
+            buffer.add(FetchedRecord.partitionEnd(endMicros, takeHeld()));
+            ended = true;
+        } else if (config.bounded()
+                && windowEndMicros >= config.endMicros()
+                && sourceEndConfirmed) {
+            releaseHeld();
+            ended = true; // the source's end: the reader reports it when the split ends
+        } else {
+            // The window ran out, possibly past the partition's end without its end record,
+            // and then maybe before the rest of the held timestamp's records: those are read
+            // again by the next query, which starts at the last record handed over. At the
+            // source's end, one more query tells whether the partition ended inside the
+            // window (its children then hold changes before the source's end).
+            discardHeld();
+            if (config.bounded() && windowEndMicros >= config.endMicros()) {
+                sourceEndConfirmed = true;
             }
+            start();
         }
-        onData.run();
     }
 
-    private void onQueryFailed(long query, SpannerException e) {
-        synchronized (this) {
-            if (query != generation) {
-                return; // a cancelled query
-            }
-            resultSet = null;
-            running = false;
-            discardHeld(); // not handed over: the retry reads them again
-            if (SpannerErrors.isTransient(e.getErrorCode())) {
-                shared.countQueryRestart();
-                retries.failed(LOG, describe(), e.getErrorCode());
-            } else {
-                failure =
-                        SpannerErrors.failure(
-                                describe() + " failed: " + SpannerErrors.explain(e, config), e);
-            }
+    @Override
+    protected void onRunFailed(SpannerReadException e) {
+        discardHeld(); // not handed over: the retry reads them again
+        if (e.isTransient()) {
+            shared.countQueryRestart();
         }
-        onData.run();
     }
 
-    private String describe() {
+    @Override
+    protected String describe() {
         return "Change stream "
                 + config.changeStream()
                 + " of "
@@ -582,7 +483,7 @@ final class PartitionStream implements SplitStream {
     @Override
     public synchronized void retryIfDue() {
         long now = System.nanoTime();
-        if (started && !running && !ended && failure == null && retries.takeIfDue(now)) {
+        if (retryDue(now)) {
             start();
         } else if (running && !stallWarned && now - lastRowNanos > stallNanos()) {
             stallWarned = true;
@@ -601,44 +502,26 @@ final class PartitionStream implements SplitStream {
         return 3 * config.heartbeatInterval().toNanos() + 30_000_000_000L;
     }
 
-    /** The failure that ends this partition's reading, or null. */
+    /** Draining stops at a barrier that is not released yet. */
     @Override
-    public synchronized RuntimeException failure() {
-        return failure;
-    }
-
-    /**
-     * Moves up to {@code max} records into {@code out}, stopping at a barrier that is not released
-     * yet (the barrier marker itself is handed over, so the emitter can report it).
-     */
-    @Override
-    public synchronized int drain(int max, Consumer<FetchedRecord> out) {
+    protected boolean mayDrain() {
         if (blockedAtMicros != PartitionSplit.NO_BARRIER) {
             if (!shared.isReleased(split.token(), blockedAtMicros)) {
-                return 0;
+                return false;
             }
             blockedAtMicros = PartitionSplit.NO_BARRIER;
         }
-        int n = 0;
-        while (n < max && !buffer.isEmpty()) {
-            FetchedRecord r = buffer.poll();
-            out.accept(r);
-            n++;
-            if (r.setsBarrier() && !shared.isReleased(split.token(), r.micros())) {
-                blockedAtMicros = r.micros();
-                break;
-            }
-        }
-        if (n > 0 && buffer.size() < config.bufferedRecordsPerPartition()) {
-            notifyAll(); // room again for a query thread waiting in awaitRoom
-        }
-        return n;
+        return true;
     }
 
-    /** Whether every record has been drained and the partition (or source window) is over. */
+    /** The barrier marker itself is handed over, so the emitter can report it. */
     @Override
-    public synchronized boolean finishedAndDrained() {
-        return ended && buffer.isEmpty();
+    protected boolean stopsDrainAfter(FetchedRecord r) {
+        if (r.setsBarrier() && !shared.isReleased(split.token(), r.micros())) {
+            blockedAtMicros = r.micros();
+            return true;
+        }
+        return false;
     }
 
     @Override
@@ -652,18 +535,5 @@ final class PartitionStream implements SplitStream {
 
     synchronized boolean endDelivered() {
         return endDelivered;
-    }
-
-    @Override
-    public synchronized void close() {
-        generation++; // whatever the running query still does is ignored
-        ended = true;
-        running = false;
-        notifyAll();
-        if (resultSet != null) {
-            ResultSet rs = resultSet;
-            resultSet = null;
-            rs.close(); // cancels the stream, which ends the query thread's wait for rows
-        }
     }
 }

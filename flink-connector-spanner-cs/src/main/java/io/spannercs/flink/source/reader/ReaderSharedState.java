@@ -31,19 +31,19 @@ public final class ReaderSharedState {
     }
 
     // The stream's query as the enumerator found it, or null to ask the database.
-    private volatile io.spannercs.flink.source.config.ChangeStreamQuery knownQuery;
+    private volatile io.spannercs.flink.source.spanner.ChangeStreamQuery knownQuery;
 
-    void setKnownQuery(io.spannercs.flink.source.config.ChangeStreamQuery query) {
+    void setKnownQuery(io.spannercs.flink.source.spanner.ChangeStreamQuery query) {
         this.knownQuery = query;
     }
 
-    io.spannercs.flink.source.config.ChangeStreamQuery knownQuery() {
+    io.spannercs.flink.source.spanner.ChangeStreamQuery knownQuery() {
         return knownQuery;
     }
 
     // Partitions that records just announced, for the fetcher to start reading ahead.
     private final java.util.concurrent.ConcurrentLinkedQueue<
-                    io.spannercs.flink.source.event.PartitionReport.NewPartition>
+                    io.spannercs.flink.source.split.PartitionReport.NewPartition>
             announced = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     private final Counter readAheadsTaken = new SimpleCounter();
@@ -58,13 +58,13 @@ public final class ReaderSharedState {
     }
 
     /** A record announced a partition: the fetcher may start its query before it is assigned. */
-    void announced(io.spannercs.flink.source.event.PartitionReport.NewPartition partition) {
+    void announced(io.spannercs.flink.source.split.PartitionReport.NewPartition partition) {
         announced.add(partition);
     }
 
     /** The partitions announced since the last call. */
-    java.util.List<io.spannercs.flink.source.event.PartitionReport.NewPartition> takeAnnounced() {
-        java.util.List<io.spannercs.flink.source.event.PartitionReport.NewPartition> out =
+    java.util.List<io.spannercs.flink.source.split.PartitionReport.NewPartition> takeAnnounced() {
+        java.util.List<io.spannercs.flink.source.split.PartitionReport.NewPartition> out =
                 new java.util.ArrayList<>();
         for (var p = announced.poll(); p != null; p = announced.poll()) {
             out.add(p);

@@ -1,6 +1,6 @@
 package io.spannercs.flink.source.reader;
 
-import io.spannercs.flink.source.event.PartitionReport;
+import io.spannercs.flink.source.split.PartitionReport;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.annotation.Internal;

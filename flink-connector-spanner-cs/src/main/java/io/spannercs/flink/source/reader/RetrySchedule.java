@@ -1,6 +1,5 @@
 package io.spannercs.flink.source.reader;
 
-import com.google.cloud.spanner.ErrorCode;
 import org.slf4j.Logger;
 
 /**
@@ -16,7 +15,7 @@ final class RetrySchedule {
     private long retryAtNanos;
 
     /** A transient failure: schedules the next attempt and says so at WARN. */
-    void failed(Logger log, String what, ErrorCode code) {
+    void failed(Logger log, String what, String code) {
         attempts++;
         long backoff = Math.min(MAX_BACKOFF_MILLIS, 100L << Math.min(attempts, 10));
         retryAtNanos = System.nanoTime() + backoff * 1_000_000L;

@@ -1,6 +1,5 @@
 package io.spannercs.flink.source.split;
 
-import io.spannercs.flink.source.event.PartitionReport;
 import java.util.List;
 import java.util.Objects;
 import org.apache.flink.annotation.Internal;

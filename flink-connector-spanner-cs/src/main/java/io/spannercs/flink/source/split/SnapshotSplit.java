@@ -3,7 +3,6 @@ package io.spannercs.flink.source.split;
 import com.google.cloud.spanner.Key;
 import com.google.cloud.spanner.KeyRange;
 import com.google.cloud.spanner.KeySet;
-import io.spannercs.flink.source.event.PartitionReport;
 import java.util.List;
 import java.util.Objects;
 import org.apache.flink.annotation.Internal;

@@ -1,6 +1,5 @@
 package io.spannercs.flink.source.split;
 
-import io.spannercs.flink.source.event.PartitionReport;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

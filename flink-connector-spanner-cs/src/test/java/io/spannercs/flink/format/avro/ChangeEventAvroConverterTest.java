@@ -219,23 +219,24 @@ class ChangeEventAvroConverterTest {
     void uuidDiffersPerModAndIgnoresTheReadTime() {
         ChangeEvent a = insert(1, nullRow());
         ChangeEvent b =
-                new ChangeEvent(
-                        a.getTable(),
-                        a.getChangeType(),
-                        a.getKeys(),
-                        a.getNewValues(),
-                        a.getOldValues(),
-                        a.getCommitTimestamp(),
-                        a.getServerTransactionId(),
-                        a.getRecordSequence(),
-                        a.getModNumber() + 1,
-                        a.getTransactionTag(),
-                        false,
-                        "another-partition",
-                        5,
-                        1,
-                        "NEW_ROW",
-                        a.getColumnTypes());
+                ChangeEvent.builder()
+                        .table(a.getTable())
+                        .changeType(a.getChangeType())
+                        .keys(a.getKeys())
+                        .newValues(a.getNewValues())
+                        .oldValues(a.getOldValues())
+                        .commitTimestamp(a.getCommitTimestamp())
+                        .serverTransactionId(a.getServerTransactionId())
+                        .recordSequence(a.getRecordSequence())
+                        .modNumber(a.getModNumber() + 1)
+                        .transactionTag(a.getTransactionTag())
+                        .systemTransaction(false)
+                        .partitionToken("another-partition")
+                        .numberOfRecordsInTransaction(5)
+                        .numberOfPartitionsInTransaction(1)
+                        .valueCaptureType("NEW_ROW")
+                        .columnTypes(a.getColumnTypes())
+                        .build();
         assertThat(converter.convert(a).get("uuid")).isNotEqualTo(converter.convert(b).get("uuid"));
         assertThat(new ChangeEventAvroConverter(TestEvents.STREAM).convert(a).get("uuid"))
                 .isEqualTo(converter.convert(a).get("uuid"));
@@ -382,22 +383,23 @@ class ChangeEventAvroConverterTest {
     @Test
     void eventsWithoutColumnTypesAreRejected() {
         ChangeEvent legacy =
-                new ChangeEvent(
-                        "T",
-                        ChangeType.INSERT,
-                        Map.of("Id", 1L),
-                        Map.of(),
-                        Map.of(),
-                        TestEvents.COMMIT,
-                        "txn",
-                        "1",
-                        0,
-                        "",
-                        false,
-                        "p",
-                        1,
-                        1,
-                        "NEW_ROW");
+                ChangeEvent.builder()
+                        .table("T")
+                        .changeType(ChangeType.INSERT)
+                        .keys(Map.of("Id", 1L))
+                        .newValues(Map.of())
+                        .oldValues(Map.of())
+                        .commitTimestamp(TestEvents.COMMIT)
+                        .serverTransactionId("txn")
+                        .recordSequence("1")
+                        .modNumber(0)
+                        .transactionTag("")
+                        .systemTransaction(false)
+                        .partitionToken("p")
+                        .numberOfRecordsInTransaction(1)
+                        .numberOfPartitionsInTransaction(1)
+                        .valueCaptureType("NEW_ROW")
+                        .build();
         assertThatThrownBy(() -> converter.convert(legacy))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("no column types");

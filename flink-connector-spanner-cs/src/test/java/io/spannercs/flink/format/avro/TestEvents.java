@@ -31,23 +31,24 @@ final class TestEvents {
             Map<String, Object> oldValues,
             String capture,
             Map<String, String> columnTypes) {
-        return new ChangeEvent(
-                table,
-                type,
-                keys,
-                newValues,
-                oldValues,
-                COMMIT,
-                "txn-1",
-                "00000003",
-                2,
-                "tag",
-                false,
-                "token",
-                5,
-                1,
-                capture,
-                columnTypes);
+        return ChangeEvent.builder()
+                .table(table)
+                .changeType(type)
+                .keys(keys)
+                .newValues(newValues)
+                .oldValues(oldValues)
+                .commitTimestamp(COMMIT)
+                .serverTransactionId("txn-1")
+                .recordSequence("00000003")
+                .modNumber(2)
+                .transactionTag("tag")
+                .systemTransaction(false)
+                .partitionToken("token")
+                .numberOfRecordsInTransaction(5)
+                .numberOfPartitionsInTransaction(1)
+                .valueCaptureType(capture)
+                .columnTypes(columnTypes)
+                .build();
     }
 
     /** Writes the records to a container file and reads them back with Avro's own reader. */

@@ -21,23 +21,29 @@ class CarriedColumnTypesTest {
         carried.put("doc", "PG_JSONB");
         carried.put("amount", "PG_NUMERIC");
         ChangeEvent event =
-                new ChangeEvent(
-                        "orders",
-                        ChangeType.INSERT,
-                        Map.of("id", 7L),
-                        Map.of("doc", "{\"a\":1}", "amount", new java.math.BigDecimal("1.50")),
-                        Map.of(),
-                        Instant.ofEpochSecond(1_700_000_000L, 123_456_000),
-                        "tx",
-                        "00000001",
-                        0,
-                        "",
-                        false,
-                        "token",
-                        1,
-                        1,
-                        "NEW_ROW",
-                        carried);
+                ChangeEvent.builder()
+                        .table("orders")
+                        .changeType(ChangeType.INSERT)
+                        .keys(Map.of("id", 7L))
+                        .newValues(
+                                Map.of(
+                                        "doc",
+                                        "{\"a\":1}",
+                                        "amount",
+                                        new java.math.BigDecimal("1.50")))
+                        .oldValues(Map.of())
+                        .commitTimestamp(Instant.ofEpochSecond(1_700_000_000L, 123_456_000))
+                        .serverTransactionId("tx")
+                        .recordSequence("00000001")
+                        .modNumber(0)
+                        .transactionTag("")
+                        .systemTransaction(false)
+                        .partitionToken("token")
+                        .numberOfRecordsInTransaction(1)
+                        .numberOfPartitionsInTransaction(1)
+                        .valueCaptureType("NEW_ROW")
+                        .columnTypes(carried)
+                        .build();
         DatastreamJsonSerializer serializer =
                 new DatastreamJsonSerializer(
                         DatastreamContext.builder("p", "i", "d", "cs").build());

@@ -15,6 +15,7 @@ import com.google.spanner.v1.KeySet;
 import io.spannercs.emulator.SpannerEmulator;
 import io.spannercs.emulator.storage.CommittedTransaction;
 import io.spannercs.flink.source.SpannerChangeStreamSource;
+import io.spannercs.flink.source.spanner.SpannerColumnTypes;
 import io.spannercs.flink.testing.AllTypesTable;
 import java.time.Clock;
 import java.time.Duration;

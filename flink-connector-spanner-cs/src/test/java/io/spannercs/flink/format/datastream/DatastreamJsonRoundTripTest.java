@@ -313,22 +313,23 @@ class DatastreamJsonRoundTripTest {
         for (String sequence :
                 List.of("00000000", "00000042", "123456789", "1cac8f3f38eeaf53-00000000", "x")) {
             ChangeEvent e =
-                    new ChangeEvent(
-                            "AllTypes",
-                            ChangeType.INSERT,
-                            keys(1),
-                            Map.of(),
-                            Map.of(),
-                            TestEvents.COMMIT,
-                            "7",
-                            sequence,
-                            0,
-                            "",
-                            true,
-                            null,
-                            1,
-                            1,
-                            "NEW_ROW");
+                    ChangeEvent.builder()
+                            .table("AllTypes")
+                            .changeType(ChangeType.INSERT)
+                            .keys(keys(1))
+                            .newValues(Map.of())
+                            .oldValues(Map.of())
+                            .commitTimestamp(TestEvents.COMMIT)
+                            .serverTransactionId("7")
+                            .recordSequence(sequence)
+                            .modNumber(0)
+                            .transactionTag("")
+                            .systemTransaction(true)
+                            .partitionToken(null)
+                            .numberOfRecordsInTransaction(1)
+                            .numberOfPartitionsInTransaction(1)
+                            .valueCaptureType("NEW_ROW")
+                            .build();
             assertSameEvent(deserializer.fromJson(serializer.toJson(e)), e);
         }
     }

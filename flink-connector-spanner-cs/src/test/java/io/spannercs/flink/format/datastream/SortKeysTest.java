@@ -120,21 +120,22 @@ class SortKeysTest {
     }
 
     private static ChangeEvent event(Instant t, String txn, String sequence, int mod) {
-        return new ChangeEvent(
-                "T",
-                ChangeType.INSERT,
-                Map.of("K", 1L),
-                Map.of(),
-                Map.of(),
-                t,
-                txn,
-                sequence,
-                mod,
-                "",
-                false,
-                "p",
-                1,
-                1,
-                "NEW_ROW");
+        return ChangeEvent.builder()
+                .table("T")
+                .changeType(ChangeType.INSERT)
+                .keys(Map.of("K", 1L))
+                .newValues(Map.of())
+                .oldValues(Map.of())
+                .commitTimestamp(t)
+                .serverTransactionId(txn)
+                .recordSequence(sequence)
+                .modNumber(mod)
+                .transactionTag("")
+                .systemTransaction(false)
+                .partitionToken("p")
+                .numberOfRecordsInTransaction(1)
+                .numberOfPartitionsInTransaction(1)
+                .valueCaptureType("NEW_ROW")
+                .build();
     }
 }

@@ -27,22 +27,23 @@ final class TestEvents {
             Map<String, Object> newValues,
             Map<String, Object> oldValues,
             String captureType) {
-        return new ChangeEvent(
-                table,
-                type,
-                keys,
-                newValues,
-                oldValues,
-                COMMIT,
-                "1234567890",
-                "00000003",
-                1,
-                "tag-1",
-                false,
-                "token-abc",
-                5,
-                2,
-                captureType);
+        return ChangeEvent.builder()
+                .table(table)
+                .changeType(type)
+                .keys(keys)
+                .newValues(newValues)
+                .oldValues(oldValues)
+                .commitTimestamp(COMMIT)
+                .serverTransactionId("1234567890")
+                .recordSequence("00000003")
+                .modNumber(1)
+                .transactionTag("tag-1")
+                .systemTransaction(false)
+                .partitionToken("token-abc")
+                .numberOfRecordsInTransaction(5)
+                .numberOfPartitionsInTransaction(2)
+                .valueCaptureType(captureType)
+                .build();
     }
 
     /** Every field equal; values compared deeply, byte arrays by content, NaN equal to NaN. */

@@ -309,22 +309,23 @@ class DebeziumJsonGoldenITCase {
 
     /** The snapshot's row of every type, as far as its uuid goes: table, key and time. */
     private static ChangeEvent snapshotRow(Instant snapshotAt) {
-        return new ChangeEvent(
-                        "AllTypes",
-                        ChangeType.INSERT,
-                        Map.of("Id", AllTypesTable.ID),
-                        Map.of(),
-                        Map.of(),
-                        snapshotAt,
-                        "",
-                        "",
-                        0,
-                        "",
-                        false,
-                        "",
-                        0,
-                        0,
-                        "NEW_ROW")
+        return ChangeEvent.builder()
+                .table("AllTypes")
+                .changeType(ChangeType.INSERT)
+                .keys(Map.of("Id", AllTypesTable.ID))
+                .newValues(Map.of())
+                .oldValues(Map.of())
+                .commitTimestamp(snapshotAt)
+                .serverTransactionId("")
+                .recordSequence("")
+                .modNumber(0)
+                .transactionTag("")
+                .systemTransaction(false)
+                .partitionToken("")
+                .numberOfRecordsInTransaction(0)
+                .numberOfPartitionsInTransaction(0)
+                .valueCaptureType("NEW_ROW")
+                .build()
                 .withSnapshot(true);
     }
 

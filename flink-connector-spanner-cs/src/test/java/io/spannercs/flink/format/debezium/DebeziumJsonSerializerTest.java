@@ -68,22 +68,23 @@ class DebeziumJsonSerializerTest {
     @Test
     void aTableInANamedSchemaIsSplitIntoSchemaAndTable() throws Exception {
         ChangeEvent insert =
-                new ChangeEvent(
-                        "sales.Orders",
-                        ChangeType.INSERT,
-                        Map.of("Id", 1L),
-                        Map.of(),
-                        Map.of(),
-                        COMMIT,
-                        "t1",
-                        "00000000",
-                        0,
-                        "",
-                        false,
-                        "token",
-                        1,
-                        1,
-                        "NEW_ROW");
+                ChangeEvent.builder()
+                        .table("sales.Orders")
+                        .changeType(ChangeType.INSERT)
+                        .keys(Map.of("Id", 1L))
+                        .newValues(Map.of())
+                        .oldValues(Map.of())
+                        .commitTimestamp(COMMIT)
+                        .serverTransactionId("t1")
+                        .recordSequence("00000000")
+                        .modNumber(0)
+                        .transactionTag("")
+                        .systemTransaction(false)
+                        .partitionToken("token")
+                        .numberOfRecordsInTransaction(1)
+                        .numberOfPartitionsInTransaction(1)
+                        .valueCaptureType("NEW_ROW")
+                        .build();
         JsonNode source = tree(new DebeziumJsonSerializer(CONTEXT), insert).get("source");
         assertThat(source.get("schema").textValue()).isEqualTo("sales");
         assertThat(source.get("table").textValue()).isEqualTo("Orders");
@@ -127,21 +128,22 @@ class DebeziumJsonSerializerTest {
         if (newValues.containsKey("Note")) {
             values.put("Note", newValues.get("Note"));
         }
-        return new ChangeEvent(
-                "Orders",
-                type,
-                keys,
-                values,
-                oldValues,
-                COMMIT,
-                "1234567890",
-                "00000003",
-                1,
-                "tag-1",
-                false,
-                "token-abc",
-                5,
-                2,
-                capture);
+        return ChangeEvent.builder()
+                .table("Orders")
+                .changeType(type)
+                .keys(keys)
+                .newValues(values)
+                .oldValues(oldValues)
+                .commitTimestamp(COMMIT)
+                .serverTransactionId("1234567890")
+                .recordSequence("00000003")
+                .modNumber(1)
+                .transactionTag("tag-1")
+                .systemTransaction(false)
+                .partitionToken("token-abc")
+                .numberOfRecordsInTransaction(5)
+                .numberOfPartitionsInTransaction(2)
+                .valueCaptureType(capture)
+                .build();
     }
 }

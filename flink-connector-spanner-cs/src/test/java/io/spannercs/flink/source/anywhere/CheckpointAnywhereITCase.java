@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spannercs.emulator.EdgeCases;
 import io.spannercs.emulator.SpannerEmulator;
-import io.spannercs.flink.source.config.SharedReaderClients;
+import io.spannercs.flink.source.spanner.SharedReaderClients;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;

@@ -3,8 +3,8 @@ package io.spannercs.flink.source.enumerator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.spannercs.flink.source.event.PartitionReport;
 import io.spannercs.flink.source.split.PartitionPosition;
+import io.spannercs.flink.source.split.PartitionReport;
 import io.spannercs.flink.source.split.PartitionSplit;
 import io.spannercs.flink.source.split.PartitionSplitSerializer;
 import io.spannercs.flink.source.split.SnapshotKey;

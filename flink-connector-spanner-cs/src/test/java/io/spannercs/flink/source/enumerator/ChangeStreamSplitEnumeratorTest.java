@@ -7,15 +7,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.cloud.spanner.Dialect;
-import io.spannercs.flink.source.config.ChangeStreamQuery;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.event.AssignedElsewhereEvent;
 import io.spannercs.flink.source.event.LowWatermarkEvent;
-import io.spannercs.flink.source.event.PartitionReport.Discovered;
-import io.spannercs.flink.source.event.PartitionReport.Finished;
 import io.spannercs.flink.source.event.StreamShapeEvent;
 import io.spannercs.flink.source.record.HeartbeatRecord;
+import io.spannercs.flink.source.spanner.ChangeStreamQuery;
 import io.spannercs.flink.source.split.PartitionPosition;
+import io.spannercs.flink.source.split.PartitionReport.Discovered;
+import io.spannercs.flink.source.split.PartitionReport.Finished;
 import io.spannercs.flink.source.split.PartitionSplit;
 import java.util.List;
 import java.util.Map;

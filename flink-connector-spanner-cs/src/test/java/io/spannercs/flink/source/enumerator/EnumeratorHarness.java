@@ -1,12 +1,14 @@
 package io.spannercs.flink.source.enumerator;
 
-import io.spannercs.flink.source.config.ChangeStreamQuery;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.event.EnumeratorEventsEvent;
-import io.spannercs.flink.source.event.PartitionReport;
-import io.spannercs.flink.source.event.PartitionReport.NewPartition;
 import io.spannercs.flink.source.event.ReaderReportsEvent;
 import io.spannercs.flink.source.event.SplitsResumedEvent;
+import io.spannercs.flink.source.spanner.ChangeStreamQuery;
+import io.spannercs.flink.source.spanner.RootPartitions;
+import io.spannercs.flink.source.spanner.SnapshotPlanner;
+import io.spannercs.flink.source.split.PartitionReport;
+import io.spannercs.flink.source.split.PartitionReport.NewPartition;
 import io.spannercs.flink.source.split.PartitionSplit;
 import io.spannercs.flink.source.split.SnapshotSplit;
 import io.spannercs.flink.source.split.SpannerSplit;

@@ -4,7 +4,7 @@ import static io.spannercs.flink.source.enumerator.EnumeratorHarness.START;
 import static io.spannercs.flink.source.enumerator.EnumeratorHarness.partition;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.spannercs.flink.source.event.PartitionReport;
+import io.spannercs.flink.source.split.PartitionReport;
 import io.spannercs.flink.testing.LogCapture;
 import java.util.List;
 import java.util.Map;

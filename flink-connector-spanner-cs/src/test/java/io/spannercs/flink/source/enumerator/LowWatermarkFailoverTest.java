@@ -6,8 +6,8 @@ import static io.spannercs.flink.source.enumerator.EnumeratorHarness.root;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spannercs.flink.source.event.LowWatermarkEvent;
-import io.spannercs.flink.source.event.PartitionReport.Discovered;
-import io.spannercs.flink.source.event.PartitionReport.Finished;
+import io.spannercs.flink.source.split.PartitionReport.Discovered;
+import io.spannercs.flink.source.split.PartitionReport.Finished;
 import io.spannercs.flink.source.split.PartitionSplit;
 import java.util.List;
 import java.util.Map;

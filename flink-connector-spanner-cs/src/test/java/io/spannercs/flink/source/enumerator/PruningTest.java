@@ -5,10 +5,10 @@ import static io.spannercs.flink.source.enumerator.EnumeratorHarness.partition;
 import static io.spannercs.flink.source.enumerator.EnumeratorHarness.root;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.spannercs.flink.source.event.PartitionReport.BarrierReached;
-import io.spannercs.flink.source.event.PartitionReport.Discovered;
-import io.spannercs.flink.source.event.PartitionReport.Finished;
 import io.spannercs.flink.source.event.ReleaseBarrierEvent;
+import io.spannercs.flink.source.split.PartitionReport.BarrierReached;
+import io.spannercs.flink.source.split.PartitionReport.Discovered;
+import io.spannercs.flink.source.split.PartitionReport.Finished;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -7,13 +7,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spannercs.flink.source.event.EventsStoppedEvent;
 import io.spannercs.flink.source.event.LowWatermarkEvent;
-import io.spannercs.flink.source.event.PartitionReport.BarrierReached;
-import io.spannercs.flink.source.event.PartitionReport.Discovered;
-import io.spannercs.flink.source.event.PartitionReport.Finished;
-import io.spannercs.flink.source.event.PartitionReport.MovedOut;
 import io.spannercs.flink.source.event.ReaderFailingEvent;
 import io.spannercs.flink.source.event.ReleaseBarrierEvent;
 import io.spannercs.flink.source.event.SplitsResumedEvent.ResumedSplit;
+import io.spannercs.flink.source.split.PartitionReport.BarrierReached;
+import io.spannercs.flink.source.split.PartitionReport.Discovered;
+import io.spannercs.flink.source.split.PartitionReport.Finished;
+import io.spannercs.flink.source.split.PartitionReport.MovedOut;
 import io.spannercs.flink.source.split.PartitionSplit;
 import java.util.List;
 import java.util.Map;

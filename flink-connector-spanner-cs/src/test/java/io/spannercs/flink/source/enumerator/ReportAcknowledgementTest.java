@@ -6,10 +6,10 @@ import static io.spannercs.flink.source.enumerator.EnumeratorHarness.root;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spannercs.flink.source.event.AckReportsEvent;
-import io.spannercs.flink.source.event.PartitionReport;
-import io.spannercs.flink.source.event.PartitionReport.Discovered;
-import io.spannercs.flink.source.event.PartitionReport.Finished;
-import io.spannercs.flink.source.event.PartitionReport.MovedOut;
+import io.spannercs.flink.source.split.PartitionReport;
+import io.spannercs.flink.source.split.PartitionReport.Discovered;
+import io.spannercs.flink.source.split.PartitionReport.Finished;
+import io.spannercs.flink.source.split.PartitionReport.MovedOut;
 import java.util.List;
 import org.apache.flink.api.connector.source.SourceEvent;
 import org.junit.jupiter.api.Test;

@@ -5,8 +5,9 @@ import static io.spannercs.flink.source.enumerator.EnumeratorHarness.root;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.spannercs.flink.source.event.PartitionReport.SnapshotFinished;
 import io.spannercs.flink.source.event.SplitsResumedEvent;
+import io.spannercs.flink.source.spanner.SnapshotPlanner;
+import io.spannercs.flink.source.split.PartitionReport.SnapshotFinished;
 import io.spannercs.flink.source.split.SnapshotSplit;
 import io.spannercs.flink.source.split.SpannerSplit;
 import java.time.Duration;

@@ -2,7 +2,7 @@ package io.spannercs.flink.source.enumerator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.spannercs.flink.source.event.PartitionReport.NewPartition;
+import io.spannercs.flink.source.split.PartitionReport.NewPartition;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.cloud.spanner.Dialect;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
+import io.spannercs.flink.source.split.PartitionReport;
 import java.io.InvalidObjectException;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;

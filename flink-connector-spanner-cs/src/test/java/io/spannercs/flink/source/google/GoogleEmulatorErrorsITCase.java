@@ -7,7 +7,7 @@ import io.spannercs.flink.source.NonRecoverableSourceException;
 import io.spannercs.flink.source.UnknownValueHandling;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.config.SpannerSourceConfig.PartitionMode;
-import io.spannercs.flink.source.enumerator.SpannerRootPartitions;
+import io.spannercs.flink.source.spanner.SpannerRootPartitions;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;

@@ -9,12 +9,14 @@ import com.google.protobuf.Value;
 import com.google.spanner.v1.Mutation;
 import io.spannercs.emulator.SpannerEmulator;
 import io.spannercs.emulator.storage.CommittedTransaction;
+import io.spannercs.flink.source.ChangeFilter;
 import io.spannercs.flink.source.UnknownValueHandling;
-import io.spannercs.flink.source.config.ChangeStreamQuery;
-import io.spannercs.flink.source.config.SpannerClients;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.config.SpannerSourceConfig.PartitionMode;
 import io.spannercs.flink.source.record.DataChangeRecord;
+import io.spannercs.flink.source.spanner.ChangeStreamQuery;
+import io.spannercs.flink.source.spanner.ClientReads;
+import io.spannercs.flink.source.spanner.SpannerClients;
 import io.spannercs.flink.source.split.PartitionSplit;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -133,10 +135,10 @@ class PartitionStreamHoldBackTest {
                                 "cs",
                                 Dialect.GOOGLE_STANDARD_SQL,
                                 PartitionMode.IMMUTABLE_KEY_RANGE),
-                        SpannerClients.databaseClient(spanner, config),
+                        new ClientReads(SpannerClients.databaseClient(spanner, config), config),
                         queryThreads,
                         new ReaderSharedState(),
-                        null,
+                        new ChangeEvents(ChangeFilter.ALL, config.unknownValueHandling()),
                         data::release);
         streams.add(stream);
         return stream;

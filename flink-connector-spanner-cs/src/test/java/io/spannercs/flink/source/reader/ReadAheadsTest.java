@@ -2,8 +2,8 @@ package io.spannercs.flink.source.reader;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.spannercs.flink.source.event.PartitionReport;
 import io.spannercs.flink.source.split.PartitionPosition;
+import io.spannercs.flink.source.split.PartitionReport;
 import io.spannercs.flink.source.split.PartitionSplit;
 import java.util.ArrayList;
 import java.util.List;

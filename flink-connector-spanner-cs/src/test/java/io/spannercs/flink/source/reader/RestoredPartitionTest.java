@@ -13,7 +13,7 @@ import io.spannercs.emulator.storage.CommittedTransaction;
 import io.spannercs.flink.format.ChangeEvent;
 import io.spannercs.flink.source.UnknownValueHandling;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
-import io.spannercs.flink.source.event.PartitionReport;
+import io.spannercs.flink.source.split.PartitionReport;
 import io.spannercs.flink.source.split.PartitionSplit;
 import io.spannercs.flink.source.split.SpannerSplit;
 import java.time.Duration;

@@ -3,7 +3,6 @@ package io.spannercs.flink.source.split;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.spannercs.flink.source.event.PartitionReport;
 import java.io.IOException;
 import java.util.List;
 import org.apache.flink.core.memory.DataOutputSerializer;

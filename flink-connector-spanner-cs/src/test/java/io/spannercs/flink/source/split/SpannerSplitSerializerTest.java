@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.google.cloud.spanner.Key;
 import com.google.cloud.spanner.KeyRange;
 import com.google.cloud.spanner.KeySet;
-import io.spannercs.flink.source.event.PartitionReport;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.List;
