@@ -1,10 +1,10 @@
 package io.spannercs.flink.format.datastream;
 
 import io.spannercs.flink.format.ChangeEvent;
+import io.spannercs.flink.format.ChangeEventJsonWriter;
 import io.spannercs.flink.format.ChangeType;
 import java.io.IOException;
 import java.io.ObjectInputStream;
-import java.io.Serializable;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -26,7 +26,7 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.Obje
  * <p>Serializable and thread-safe; {@code read_timestamp} comes from the given clock.
  */
 @PublicEvolving
-public final class DatastreamJsonSerializer implements Serializable {
+public final class DatastreamJsonSerializer implements ChangeEventJsonWriter {
     private static final long serialVersionUID = 1L;
 
     /** Written as the type of every column of an undeclared table in its schema key. */
@@ -70,6 +70,7 @@ public final class DatastreamJsonSerializer implements Serializable {
     /**
      * @throws IllegalArgumentException for a value with no JSON form (see the format's type table)
      */
+    @Override
     public String toJson(ChangeEvent event) {
         try {
             return JsonValues.MAPPER.writeValueAsString(toTree(event));
@@ -79,6 +80,7 @@ public final class DatastreamJsonSerializer implements Serializable {
     }
 
     /** {@link #toJson} as UTF-8. */
+    @Override
     public byte[] toJsonBytes(ChangeEvent event) {
         try {
             return JsonValues.MAPPER.writeValueAsBytes(toTree(event));

@@ -2,12 +2,9 @@ package io.spannercs.flink.format.debezium;
 
 import io.spannercs.flink.format.ChangeEvent;
 import io.spannercs.flink.format.ChangeEventDeserializer;
+import io.spannercs.flink.format.JsonDeserializers;
 import io.spannercs.flink.format.datastream.DatastreamContext;
 import org.apache.flink.annotation.PublicEvolving;
-import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.util.Collector;
 
 /**
  * Plugs the Debezium JSON envelope into the source, which then emits one envelope per row change:
@@ -32,49 +29,11 @@ public final class DebeziumJson {
 
     /** Emits each change as a JSON string. */
     public static ChangeEventDeserializer<String> deserializer(DatastreamContext context) {
-        return new ToString(new DebeziumJsonSerializer(context));
+        return JsonDeserializers.strings(new DebeziumJsonSerializer(context));
     }
 
     /** Emits each change as UTF-8 JSON bytes. */
     public static ChangeEventDeserializer<byte[]> bytesDeserializer(DatastreamContext context) {
-        return new ToBytes(new DebeziumJsonSerializer(context));
-    }
-
-    private static final class ToString implements ChangeEventDeserializer<String> {
-        private static final long serialVersionUID = 1L;
-        private final DebeziumJsonSerializer serializer;
-
-        ToString(DebeziumJsonSerializer serializer) {
-            this.serializer = serializer;
-        }
-
-        @Override
-        public void deserialize(ChangeEvent event, Collector<String> out) {
-            out.collect(serializer.toJson(event));
-        }
-
-        @Override
-        public TypeInformation<String> getProducedType() {
-            return Types.STRING;
-        }
-    }
-
-    private static final class ToBytes implements ChangeEventDeserializer<byte[]> {
-        private static final long serialVersionUID = 1L;
-        private final DebeziumJsonSerializer serializer;
-
-        ToBytes(DebeziumJsonSerializer serializer) {
-            this.serializer = serializer;
-        }
-
-        @Override
-        public void deserialize(ChangeEvent event, Collector<byte[]> out) {
-            out.collect(serializer.toJsonBytes(event));
-        }
-
-        @Override
-        public TypeInformation<byte[]> getProducedType() {
-            return PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO;
-        }
+        return JsonDeserializers.bytes(new DebeziumJsonSerializer(context));
     }
 }

@@ -1,12 +1,12 @@
 package io.spannercs.flink.format.debezium;
 
 import io.spannercs.flink.format.ChangeEvent;
+import io.spannercs.flink.format.ChangeEventJsonWriter;
 import io.spannercs.flink.format.ChangeType;
 import io.spannercs.flink.format.datastream.DatastreamContext;
 import io.spannercs.flink.format.datastream.EventUuids;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.Serializable;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -34,7 +34,7 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.Obje
  * Debezium's is) comes from the given clock.
  */
 @PublicEvolving
-public final class DebeziumJsonSerializer implements Serializable {
+public final class DebeziumJsonSerializer implements ChangeEventJsonWriter {
     private static final long serialVersionUID = 1L;
 
     /** {@code source.connector}. */
@@ -88,6 +88,7 @@ public final class DebeziumJsonSerializer implements Serializable {
      * @throws IllegalArgumentException for a value with no JSON form, or a mod type Debezium has no
      *     {@code op} for ({@link ChangeType#UNKNOWN})
      */
+    @Override
     public String toJson(ChangeEvent event) {
         try {
             return MAPPER.writeValueAsString(toTree(event));
@@ -97,6 +98,7 @@ public final class DebeziumJsonSerializer implements Serializable {
     }
 
     /** {@link #toJson} as UTF-8. */
+    @Override
     public byte[] toJsonBytes(ChangeEvent event) {
         try {
             return MAPPER.writeValueAsBytes(toTree(event));
