@@ -93,12 +93,18 @@ final class JavaBlocks {
         }
     }
 
-    /** {@code java -cp classes:<class path> MAIN ARGS}, to start in the given directory. */
-    static ProcessBuilder command(String mainClass, Path classes, List<String> args) {
+    /**
+     * {@code java @ARGFILE MAIN ARGS}: the class path ({@code classes} first) goes into an argument
+     * file next to {@code classes}, so the command the check prints stays short.
+     */
+    static ProcessBuilder command(String mainClass, Path classes, List<String> args)
+            throws IOException {
+        Path argFile = classes.resolveSibling("java.args");
+        String cp = classes + File.pathSeparator + classPath();
+        Files.writeString(argFile, "-cp \"" + cp.replace("\\", "\\\\") + "\"\n");
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("-cp");
-        command.add(classes + File.pathSeparator + classPath());
+        command.add("@" + argFile);
         command.add(mainClass);
         command.addAll(args);
         return new ProcessBuilder(command).redirectErrorStream(true);
