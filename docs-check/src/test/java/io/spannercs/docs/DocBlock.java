@@ -40,6 +40,11 @@ record DocBlock(String file, int line, String language, List<String> words, Stri
         return language.equals("sql");
     }
 
+    /** A {@code java runnable} block: a whole source file the docs check compiles and runs. */
+    boolean isRunnableJava() {
+        return language.equals("java") && is("runnable");
+    }
+
     boolean is(String mark) {
         return words.contains(mark);
     }

@@ -99,9 +99,23 @@ class DocBlocksTest {
             p.add(b.where() + ": no language (```text for output, ```bash runnable, ...)");
             return p;
         }
+        if (b.language().equals("java") && !b.words().isEmpty()) {
+            // java runnable args=A,B: compiled and run by DocsCheckIT.
+            for (String w : b.words()) {
+                if (!w.equals("runnable") && !w.startsWith("args=")) {
+                    p.add(b + ": a Java block takes only runnable and args=A,B,...");
+                }
+            }
+            if (!b.is("runnable")) {
+                p.add(b + ": args= is for runnable Java blocks");
+            } else if (JavaBlocks.mainClass(b.text()).isEmpty()) {
+                p.add(b + ": a runnable Java block is a whole file: a public class with main");
+            }
+            return p;
+        }
         if (!b.isShell() && !b.isSql()) {
             if (!b.words().isEmpty()) {
-                p.add(b + ": only shell and SQL blocks take marks");
+                p.add(b + ": only shell, SQL and Java blocks take marks");
             }
             return p;
         }

@@ -141,7 +141,7 @@ class DocsCheckIT {
         String only = System.getProperty("docs.check.only", "");
         List<DocBlock> blocks =
                 DocBlock.docs().stream()
-                        .filter(b -> b.isShell() || b.isSql())
+                        .filter(b -> b.isShell() || b.isSql() || b.isRunnableJava())
                         .filter(b -> b.where().contains(only))
                         .toList();
         List<DynamicNode> tests = new ArrayList<>();
@@ -172,6 +172,8 @@ class DocsCheckIT {
                                     case "runnable" -> {
                                         if (b.isShell()) {
                                             runShell(b);
+                                        } else if (b.isRunnableJava()) {
+                                            runJava(b);
                                         } else {
                                             runSql(b);
                                         }
@@ -241,6 +243,64 @@ class DocsCheckIT {
             }
             assertNoErrors(b, shell.output());
         }
+    }
+
+    // ---- runnable Java blocks -----------------------------------------------------------------
+
+    /**
+     * Compiles the block against this test's class path, runs its main class with the block's
+     * {@code args=} in the scratch root (a bounded job: it must end within the limit, exit 0 and
+     * print no exception) and checks the lines it wrote under its {@code --output}.
+     */
+    private void runJava(DocBlock b) throws Exception {
+        String source = adapt(b.text());
+        Optional<String> main = JavaBlocks.mainClass(source);
+        assertThat(main)
+                .as("%s: a runnable Java block is a whole file with a public class and main", b)
+                .isPresent();
+        Path dir = work.resolveSibling("java").resolve(b.where().replaceAll("[^\\w.-]", "_"));
+        deleteTree(dir);
+        Path classes = dir.resolve("classes");
+        JavaBlocks.compile(b, source, classes);
+        List<String> args = JavaBlocks.args(b).stream().map(DocsCheckIT::adapt).toList();
+        int out = args.indexOf("--output");
+        assertThat(out).as("%s: args= names the job's --output", b).isNotNegative();
+        Path output = work.resolve(args.get(out + 1));
+        deleteTree(output);
+        String script =
+                "exec "
+                        + JavaBlocks.command(main.get(), classes, args).command().stream()
+                                .map(w -> "'" + w.replace("'", "'\\''") + "'")
+                                .collect(Collectors.joining(" "));
+        try (Shell shell = new Shell(b.where(), script)) {
+            boolean exited = shell.process.waitFor(BLOCK_LIMIT.toSeconds(), TimeUnit.SECONDS);
+            assertThat(exited)
+                    .as("%s ends within %s; it printed:\n%s", b, BLOCK_LIMIT, shell.output())
+                    .isTrue();
+            shell.drain();
+            assertThat(shell.process.exitValue())
+                    .as("%s exit code; it printed:\n%s", b, shell.output())
+                    .isZero();
+            assertNoErrors(b, shell.output());
+        }
+        // The files the job committed (in-progress and pending files are hidden: '.part-...').
+        List<String> lines = new ArrayList<>();
+        try (Stream<Path> files = Files.walk(output)) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) {
+                if (!f.getFileName().toString().startsWith(".")) {
+                    lines.addAll(Files.readAllLines(f));
+                }
+            }
+        }
+        assertThat(lines).as("%s: lines in committed files under %s", b, output).isNotEmpty();
+        assertThat(lines)
+                .as("%s: each a change of the demo's Orders_cs (table, type, keys)", b)
+                .allMatch(
+                        l ->
+                                l.matches(
+                                        "(Orders (INSERT|UPDATE|DELETE) \\{OrderId=\\d+}"
+                                                + "|Customers (INSERT|UPDATE|DELETE)"
+                                                + " \\{CustomerId=\\d+})"));
     }
 
     private static void assertNoErrors(DocBlock b, String output) {
