@@ -143,11 +143,14 @@ public final class ChangeStreamRecordEmitter<T>
                             .columnTypes(row.columnTypes())
                             .snapshot(true)
                             .buildOwningMaps();
+            // Counted before it goes downstream, where chained operators (a sink opening its
+            // first file) may hold it a while: numRecordsIn already counts it, and a reporter must
+            // not see it as a change in between.
+            numSnapshotRows.inc();
             collector.target = output;
             collector.timestamp = Math.floorDiv(micros, 1000);
             deserializer.deserialize(event, collector);
             s.emitted(row.key());
-            numSnapshotRows.inc();
         } else if (element.kind() == FetchedRecord.Kind.SNAPSHOT_DONE) {
             outbox.add(s, new PartitionReport.SnapshotFinished(s.token(), s.rowsEmitted()));
             s.markFinished();

@@ -167,7 +167,7 @@ class SnapshotStreamTest {
         }
     }
 
-    private static SnapshotSplit split() {
+    static SnapshotSplit split() {
         return new SnapshotSplit(
                 "snapshot/T/0",
                 "T",
@@ -182,7 +182,7 @@ class SnapshotStreamTest {
                 false);
     }
 
-    private static SpannerSourceConfig config() {
+    static SpannerSourceConfig config() {
         return new SpannerSourceConfig(
                 "p",
                 "i",
