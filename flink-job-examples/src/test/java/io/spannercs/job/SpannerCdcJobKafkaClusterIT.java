@@ -28,19 +28,22 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The shaded job jar with {@code --sink kafka} (exactly once) on a real standalone session cluster
- * (a JobManager and a TaskManager with 2 slots, each its own JVM), unbounded, into an in-process
- * KRaft broker (Kafka's test kit), in both partition modes: the job starts with a snapshot of
- * filled tables ({@code --startup-mode initial}) while partitions churn and a workload writes. Once
- * changes after the snapshot are in committed Kafka transactions, the TaskManager is killed (no
- * shutdown hooks) and a new one started; the job restores its last checkpoint. Then the writes
- * stop, the test waits until a {@code read_committed} consumer has seen every change, and cancels
- * the job.
+ * (a JobManager and a TaskManager with 2 slots, each its own JVM, shared by the cases; a spare
+ * TaskManager is started once a job runs), unbounded, into an in-process KRaft broker (Kafka's test
+ * kit), in both partition modes: the job starts with a snapshot of filled tables ({@code
+ * --startup-mode initial}) while partitions churn and a workload writes. Once changes after the
+ * snapshot are in committed Kafka transactions, the TaskManager is killed (no shutdown hooks); the
+ * job restores its last checkpoint on the spare. Then the writes stop, the test waits until a
+ * {@code read_committed} consumer has seen every change, and cancels the job.
  *
  * <p>The topics must hold the snapshot rows (the tables at the snapshot's time) and every change
  * after it, each exactly once, in the topic of its table, each row in one partition and in commit
@@ -53,32 +56,64 @@ class SpannerCdcJobKafkaClusterIT {
     private static final int SLOTS = 2;
     private static final int PARTITIONS = 3;
 
+    private static StandaloneFlinkCluster cluster;
+    private static FlinkRest rest;
+    private static Waiter waiter;
+    private static String jarId;
+
+    /** The TaskManager that runs the cases' jobs: the only one when a job is submitted. */
+    private static Process taskManager;
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        assertThat(JOB_JAR).as("the shaded job jar; run `mvn verify`").exists();
+        deleteRecursively(HOME);
+        cluster =
+                StandaloneFlinkCluster.startJobManager(
+                        HOME,
+                        List.of(
+                                "taskmanager.numberOfTaskSlots: " + SLOTS,
+                                // A lost TaskManager fails the job; it restarts from the last
+                                // checkpoint on the spare TaskManager's slots.
+                                "restart-strategy.type: fixed-delay",
+                                "restart-strategy.fixed-delay.attempts: 30",
+                                "restart-strategy.fixed-delay.delay: 1 s",
+                                // Notice a killed TaskManager in seconds, not the default 50.
+                                "heartbeat.interval: 1000",
+                                "heartbeat.timeout: 5000",
+                                "execution.checkpointing.dir: "
+                                        + HOME.resolve("checkpoints").toAbsolutePath().toUri()));
+        taskManager = cluster.startTaskManager();
+        rest = new FlinkRest(cluster.restUrl());
+        waiter = new Waiter(cluster);
+        waiter.await(
+                SLOTS + " free slots",
+                Duration.ofSeconds(90),
+                () -> rest.availableSlots() >= SLOTS);
+        jarId = rest.uploadJar(JOB_JAR);
+    }
+
+    /** Cancels what a failed case left running, so the next case finds its slots. */
+    @AfterEach
+    void cancelRunningJobs() throws Exception {
+        if (rest != null && cluster.jobManager().isAlive()) {
+            rest.cancelRunningJobs();
+        }
+    }
+
+    @AfterAll
+    static void stopCluster() throws InterruptedException {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
     @ParameterizedTest(name = "mutable key ranges: {0}")
     @ValueSource(booleans = {true, false})
     void everyChangeOnceAndInCommitOrderThroughAKilledTaskManager(boolean mutable)
             throws Exception {
-        assertThat(JOB_JAR).as("the shaded job jar; run `mvn verify`").exists();
         long t0 = System.nanoTime();
-        Path home = HOME.resolve(mutable ? "mutable" : "legacy");
-        deleteRecursively(home);
         try (KafkaClusterTestKit kafka = SpannerCdcJobKafkaITCase.startKafka();
-                StandaloneFlinkCluster cluster =
-                        StandaloneFlinkCluster.startJobManager(
-                                home,
-                                List.of(
-                                        "taskmanager.numberOfTaskSlots: " + SLOTS,
-                                        // A lost TaskManager fails the job; it restarts from
-                                        // the last checkpoint once a new one offers slots.
-                                        "restart-strategy.type: fixed-delay",
-                                        "restart-strategy.fixed-delay.attempts: 30",
-                                        "restart-strategy.fixed-delay.delay: 1 s",
-                                        // Notice a killed TaskManager in seconds, not 50.
-                                        "heartbeat.interval: 1000",
-                                        "heartbeat.timeout: 5000",
-                                        "execution.checkpointing.dir: "
-                                                + home.resolve("checkpoints")
-                                                        .toAbsolutePath()
-                                                        .toUri()));
                 SpannerEmulator emulator =
                         SpannerEmulator.builder()
                                 .ddl(ChangeFiles.ddl(mutable))
@@ -86,9 +121,6 @@ class SpannerCdcJobKafkaClusterIT {
                                 .maxPartitions(6)
                                 .churnInterval(Duration.ofMillis(300))
                                 .start()) {
-            Process taskManager = cluster.startTaskManager();
-            FlinkRest rest = new FlinkRest(cluster.restUrl());
-            Waiter waiter = new Waiter(cluster);
             String db = emulator.databaseId();
             List<String> topics = List.of("spanner." + db + ".Items", "spanner." + db + ".Lines");
             try (Admin admin = SpannerCdcJobKafkaITCase.admin(kafka)) {
@@ -116,7 +148,6 @@ class SpannerCdcJobKafkaClusterIT {
                     SLOTS + " free slots",
                     Duration.ofSeconds(90),
                     () -> rest.availableSlots() >= SLOTS);
-            String jarId = rest.uploadJar(JOB_JAR);
             workload.start();
             String jobId;
             try {
@@ -150,18 +181,25 @@ class SpannerCdcJobKafkaClusterIT {
                                         "--checkpoint-interval",
                                         "1s"));
 
+                // The job holds all slots of the only TaskManager; a spare one takes over.
+                waiter.await(
+                        "job " + jobId + " RUNNING",
+                        Duration.ofSeconds(60),
+                        () -> rest.jobState(jobId).equals("RUNNING"));
+                Process spare = cluster.startTaskManager();
+
                 // Transactions with changes after the snapshot committed, writes going on.
                 waiter.await(
                         "committed changes after the snapshot",
                         Duration.ofSeconds(120),
                         () -> {
-                            failIfEnded(rest, jobId);
+                            failIfEnded(jobId);
                             return readCommitted(kafka, topics, emulator).stream()
                                     .anyMatch(e -> !e.isSnapshot());
                         });
                 StandaloneFlinkCluster.kill(taskManager);
-                taskManager = cluster.startTaskManager();
-                awaitRestoredAndCheckpointing(waiter, rest, jobId);
+                taskManager = spare;
+                awaitRestoredAndCheckpointing(jobId);
             } finally {
                 workload.stop();
             }
@@ -177,7 +215,7 @@ class SpannerCdcJobKafkaClusterIT {
                     "every change in the topics",
                     Duration.ofSeconds(90),
                     () -> {
-                        failIfEnded(rest, jobId);
+                        failIfEnded(jobId);
                         Set<String> seen = new HashSet<>();
                         readCommitted(kafka, topics, emulator)
                                 .forEach(e -> seen.add(ChangeFiles.identity(e)));
@@ -277,14 +315,13 @@ class SpannerCdcJobKafkaClusterIT {
      * Waits until the job was restored, runs, and has completed two checkpoints since: the restored
      * job commits transactions.
      */
-    private static void awaitRestoredAndCheckpointing(Waiter waiter, FlinkRest rest, String jobId)
-            throws Exception {
+    private static void awaitRestoredAndCheckpointing(String jobId) throws Exception {
         long[] completedAtRestore = {-1};
         waiter.await(
                 "job " + jobId + " restored and checkpointing",
                 Duration.ofSeconds(120),
                 () -> {
-                    failIfEnded(rest, jobId);
+                    failIfEnded(jobId);
                     if (completedAtRestore[0] < 0) {
                         if (rest.restoredCount(jobId) < 1
                                 || !rest.jobState(jobId).equals("RUNNING")) {
@@ -296,7 +333,7 @@ class SpannerCdcJobKafkaClusterIT {
                 });
     }
 
-    private static void failIfEnded(FlinkRest rest, String jobId) throws Exception {
+    private static void failIfEnded(String jobId) throws Exception {
         String s = rest.jobState(jobId);
         if (s.equals("FAILED") || s.equals("CANCELED") || s.equals("FINISHED")) {
             throw new AssertionError(
