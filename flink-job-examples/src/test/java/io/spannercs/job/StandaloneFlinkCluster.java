@@ -52,7 +52,10 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
                     "-tests.jar",
                     "/flink-test-utils",
                     "/flink-avro/",
-                    "/flink-connector-test-utils");
+                    "/flink-connector-test-utils",
+                    // The job jar bundles it with kafka-clients; in lib/ (parent-first, without
+                    // kafka-clients) it would hide the job's copy.
+                    "/flink-connector-kafka/");
 
     /** The distribution's {@code env.java.opts.all}: Flink reflects into the JDK on Java 17. */
     private static final List<String> JAVA_OPTS =
