@@ -1,0 +1,136 @@
+package io.spannercs.benchmarks;
+
+import io.spannercs.flink.format.ChangeEvent;
+import io.spannercs.flink.format.datastream.DatastreamContext;
+import io.spannercs.flink.format.datastream.DatastreamJsonSerializer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * Kafka: the job with {@code --sink kafka --delivery-guarantee exactly-once} (Datastream JSON, key
+ * the primary key) against plain {@link KafkaProducer}s sending the same keys and values, one
+ * producer per job subtask, to a topic with as many partitions.
+ */
+final class KafkaWriters implements SinkBenchmark.Writers {
+    private final KafkaBroker broker;
+    private final SinkJobRun run;
+    private final SinkBenchmark.Settings settings;
+    private final List<byte[][]> keyValues = new ArrayList<>();
+
+    KafkaWriters(
+            KafkaBroker broker,
+            SinkJobRun run,
+            List<ChangeEvent> events,
+            DatastreamContext context,
+            SinkBenchmark.Settings settings) {
+        this.broker = broker;
+        this.run = run;
+        this.settings = settings;
+        // The job's --format datastream-json: the same serializer, the same key and value.
+        DatastreamJsonSerializer json = new DatastreamJsonSerializer(context);
+        for (ChangeEvent e : events) {
+            keyValues.add(new byte[][] {json.primaryKeyJsonBytes(e), json.toJsonBytes(e)});
+        }
+    }
+
+    @Override
+    public String plainName() {
+        return "plain KafkaProducer";
+    }
+
+    @Override
+    public long plain(int round) throws Exception {
+        String topic = "sinkbench-plain-r" + round + "-" + BenchSchema.TABLE;
+        broker.createTopic(topic, settings.kafkaPartitions());
+        int writers = settings.parallelism();
+        List<List<ProducerRecord<byte[], byte[]>>> slices = new ArrayList<>();
+        for (int w = 0; w < writers; w++) {
+            slices.add(new ArrayList<>());
+        }
+        for (int i = 0; i < keyValues.size(); i++) {
+            byte[][] kv = keyValues.get(i);
+            slices.get(i % writers).add(new ProducerRecord<>(topic, kv[0], kv[1]));
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(writers);
+        try {
+            long t0 = System.nanoTime();
+            List<Future<?>> done = new ArrayList<>();
+            for (List<ProducerRecord<byte[], byte[]>> slice : slices) {
+                done.add(pool.submit(() -> send(slice)));
+            }
+            for (Future<?> f : done) {
+                f.get();
+            }
+            long nanos = System.nanoTime() - t0;
+            verify(topic);
+            return nanos;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** Sends a slice and waits until the broker acknowledged all of it. */
+    private Void send(List<ProducerRecord<byte[], byte[]>> slice) {
+        // Kafka's defaults (acks=all, idempotence on), as the sink's producers have them.
+        try (KafkaProducer<byte[], byte[]> p =
+                new KafkaProducer<>(
+                        Map.<String, Object>of(
+                                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()),
+                        new ByteArraySerializer(),
+                        new ByteArraySerializer())) {
+            List<Future<?>> acks = new ArrayList<>(slice.size());
+            for (ProducerRecord<byte[], byte[]> r : slice) {
+                acks.add(p.send(r));
+            }
+            p.flush();
+            for (Future<?> f : acks) {
+                f.get(); // fails on a record the broker refused
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+        return null;
+    }
+
+    @Override
+    public long job(int round) throws Exception {
+        String topic = "sinkbench-job-r" + round + "-" + BenchSchema.TABLE;
+        broker.createTopic(topic, settings.kafkaPartitions());
+        long nanos =
+                run.job(
+                        "sink benchmark kafka",
+                        "--sink",
+                        "kafka",
+                        "--bootstrap-servers",
+                        broker.bootstrapServers(),
+                        "--topic",
+                        "sinkbench-job-r" + round + "-{table}",
+                        "--delivery-guarantee",
+                        "exactly-once",
+                        "--transactional-id-prefix",
+                        "sinkbench-r" + round);
+        verify(topic);
+        return nanos;
+    }
+
+    private void verify(String topic) {
+        long n = broker.countCommitted(topic, settings.timeout());
+        if (n != keyValues.size()) {
+            throw new IllegalStateException(
+                    topic + " holds " + n + " committed records, not the " + keyValues.size());
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        broker.close();
+    }
+}
