@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -60,6 +61,20 @@ final class KafkaBroker implements AutoCloseable {
 
     void createTopic(String name, int partitions) throws Exception {
         admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get();
+        // Created is not yet led: wait until every partition has its leader, for either writer.
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!led(name, partitions)) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("Topic " + name + " got no leaders in 60 s");
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    private boolean led(String topic, int partitions) throws Exception {
+        TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+        return d.partitions().size() == partitions
+                && d.partitions().stream().allMatch(p -> p.leader() != null);
     }
 
     /**

@@ -59,12 +59,23 @@ final class KafkaWriters implements SinkBenchmark.Writers {
             byte[][] kv = keyValues.get(i);
             slices.get(i % writers).add(new ProducerRecord<>(topic, kv[0], kv[1]));
         }
+        // Producers made, and the new topic's leaders known, before the clock starts: a plain
+        // application's producer is long-lived. (Sending into a topic whose metadata is still
+        // settling made an idempotent producer retry one batch for minutes under load.)
+        List<KafkaProducer<byte[], byte[]>> producers = new ArrayList<>();
         ExecutorService pool = Executors.newFixedThreadPool(writers);
         try {
+            for (int w = 0; w < writers; w++) {
+                KafkaProducer<byte[], byte[]> p = producer();
+                producers.add(p);
+                p.partitionsFor(topic);
+            }
             long t0 = System.nanoTime();
             List<Future<?>> done = new ArrayList<>();
-            for (List<ProducerRecord<byte[], byte[]>> slice : slices) {
-                done.add(pool.submit(() -> send(slice)));
+            for (int w = 0; w < writers; w++) {
+                KafkaProducer<byte[], byte[]> p = producers.get(w);
+                List<ProducerRecord<byte[], byte[]>> slice = slices.get(w);
+                done.add(pool.submit(() -> send(p, slice)));
             }
             for (Future<?> f : done) {
                 f.get();
@@ -74,28 +85,30 @@ final class KafkaWriters implements SinkBenchmark.Writers {
             return nanos;
         } finally {
             pool.shutdownNow();
+            producers.forEach(KafkaProducer::close);
         }
     }
 
+    /** Kafka's defaults (acks=all, idempotence on), as the sink's producers have them. */
+    private KafkaProducer<byte[], byte[]> producer() {
+        return new KafkaProducer<>(
+                Map.<String, Object>of(
+                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()),
+                new ByteArraySerializer(),
+                new ByteArraySerializer());
+    }
+
     /** Sends a slice and waits until the broker acknowledged all of it. */
-    private Void send(List<ProducerRecord<byte[], byte[]>> slice) {
-        // Kafka's defaults (acks=all, idempotence on), as the sink's producers have them.
-        try (KafkaProducer<byte[], byte[]> p =
-                new KafkaProducer<>(
-                        Map.<String, Object>of(
-                                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()),
-                        new ByteArraySerializer(),
-                        new ByteArraySerializer())) {
-            List<Future<?>> acks = new ArrayList<>(slice.size());
-            for (ProducerRecord<byte[], byte[]> r : slice) {
-                acks.add(p.send(r));
-            }
-            p.flush();
-            for (Future<?> f : acks) {
-                f.get(); // fails on a record the broker refused
-            }
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
+    private static Void send(
+            KafkaProducer<byte[], byte[]> p, List<ProducerRecord<byte[], byte[]>> slice)
+            throws Exception {
+        List<Future<?>> acks = new ArrayList<>(slice.size());
+        for (ProducerRecord<byte[], byte[]> r : slice) {
+            acks.add(p.send(r));
+        }
+        p.flush();
+        for (Future<?> f : acks) {
+            f.get(); // fails on a record the broker refused
         }
         return null;
     }
