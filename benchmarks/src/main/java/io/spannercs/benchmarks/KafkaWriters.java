@@ -30,15 +30,36 @@ final class KafkaWriters implements SinkBenchmark.Writers {
             SinkJobRun run,
             List<ChangeEvent> events,
             DatastreamContext context,
-            SinkBenchmark.Settings settings) {
+            SinkBenchmark.Settings settings)
+            throws Exception {
         this.broker = broker;
         this.run = run;
         this.settings = settings;
+        // Every round's topics now, so that leadership has settled long before a round writes:
+        // into a topic made just before, the broker first answered NOT_LEADER_OR_FOLLOWER and an
+        // idempotent producer then retried one batch for minutes (out-of-order sequence).
+        for (int round = 1; round <= rounds(settings); round++) {
+            broker.createTopic(plainTopic(round), settings.kafkaPartitions());
+            broker.createTopic(jobTopic(round), settings.kafkaPartitions());
+        }
         // The job's --format datastream-json: the same serializer, the same key and value.
         DatastreamJsonSerializer json = new DatastreamJsonSerializer(context);
         for (ChangeEvent e : events) {
             keyValues.add(new byte[][] {json.primaryKeyJsonBytes(e), json.toJsonBytes(e)});
         }
+    }
+
+    /** Rounds of either writer: one number per round of every writer, as SinkBenchmark counts. */
+    private static int rounds(SinkBenchmark.Settings s) {
+        return (s.warmup() + s.rounds()) * SinkBenchmark.WRITERS;
+    }
+
+    private static String plainTopic(int round) {
+        return "sinkbench-plain-r" + round + "-" + BenchSchema.TABLE;
+    }
+
+    private static String jobTopic(int round) {
+        return "sinkbench-job-r" + round + "-" + BenchSchema.TABLE;
     }
 
     @Override
@@ -48,8 +69,7 @@ final class KafkaWriters implements SinkBenchmark.Writers {
 
     @Override
     public long plain(int round) throws Exception {
-        String topic = "sinkbench-plain-r" + round + "-" + BenchSchema.TABLE;
-        broker.createTopic(topic, settings.kafkaPartitions());
+        String topic = plainTopic(round);
         int writers = settings.parallelism();
         List<List<ProducerRecord<byte[], byte[]>>> slices = new ArrayList<>();
         for (int w = 0; w < writers; w++) {
@@ -115,8 +135,7 @@ final class KafkaWriters implements SinkBenchmark.Writers {
 
     @Override
     public long job(int round) throws Exception {
-        String topic = "sinkbench-job-r" + round + "-" + BenchSchema.TABLE;
-        broker.createTopic(topic, settings.kafkaPartitions());
+        String topic = jobTopic(round);
         long nanos =
                 run.job(
                         "sink benchmark kafka",

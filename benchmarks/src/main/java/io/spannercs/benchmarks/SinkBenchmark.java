@@ -190,6 +190,9 @@ public final class SinkBenchmark {
         SOURCE
     }
 
+    /** Writers per round: round numbers go up to (warm-up + measured rounds) times this. */
+    static final int WRITERS = Writer.values().length;
+
     private static void measure(Target t, Writers w, SinkJobRun run, Settings s) throws Exception {
         Map<Writer, List<Double>> rates = new EnumMap<>(Writer.class);
         int round = 0;
