@@ -4,12 +4,14 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
@@ -72,7 +74,15 @@ final class KafkaBroker implements AutoCloseable {
     }
 
     private boolean led(String topic, int partitions) throws Exception {
-        TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+        TopicDescription d;
+        try {
+            d = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                return false; // created, but not yet in the broker's metadata
+            }
+            throw e;
+        }
         return d.partitions().size() == partitions
                 && d.partitions().stream().allMatch(p -> p.leader() != null);
     }
