@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [[ $# -lt 1 ]]; then
-  echo "usage: benchmarks/run.sh ThroughputBenchmark|LatencyBenchmark|SnapshotBenchmark|ChurnBenchmark|EnumeratorScaleBenchmark [flags]" >&2
+  echo "usage: benchmarks/run.sh ThroughputBenchmark|LatencyBenchmark|SnapshotBenchmark|ChurnBenchmark|EnumeratorScaleBenchmark|SinkBenchmark [flags]" >&2
   exit 2
 fi
 benchmark="$1"
