@@ -40,8 +40,8 @@ class SpannerCdcJobPubSubClusterIT {
     private static final Path JOB_JAR = Path.of("target", "spanner-cs-job.jar");
     private static final Path HOME = Path.of("target", "pubsub-cluster-it");
 
-    /** From before the submission (which takes seconds) to the end timestamp. */
-    private static final Duration READ_FOR = Duration.ofSeconds(20);
+    /** Transactions written before the job starts, each changing one or more rows. */
+    private static final int CHANGES = 60;
 
     @Test
     void theJarPublishesEveryChangeAndLeavesNoClientThreadNorClassLoader() throws Exception {
@@ -68,9 +68,17 @@ class SpannerCdcJobPubSubClusterIT {
                 subscriptions.add(pubsub.createSubscription("sub-" + table, topic, null));
             }
 
-            String jarId = rest.uploadJar(JOB_JAR);
+            // The changes are written first and the job reads them as history, bounded by the
+            // last commit: how long the upload and the submission take on a loaded machine
+            // cannot leave the job's window without changes.
             Instant start = Instant.now();
-            Instant end = start.plus(READ_FOR);
+            RandomClientWrites writes = new RandomClientWrites(5, 20);
+            for (int i = 0; i < CHANGES; i++) {
+                writes.writeOne(clients.client());
+                Thread.sleep(50); // a workload's pace, so partitions churn between writes
+            }
+            Instant end = Instant.now();
+            String jarId = rest.uploadJar(JOB_JAR);
             String jobId =
                     rest.runJar(
                             jarId,
@@ -100,11 +108,6 @@ class SpannerCdcJobPubSubClusterIT {
                                     "2",
                                     "--checkpoint-interval",
                                     "1s"));
-            RandomClientWrites writes = new RandomClientWrites(5, 20);
-            while (Instant.now().isBefore(end.plusMillis(500))) {
-                writes.writeOne(clients.client());
-                Thread.sleep(50); // a workload's pace, not a wait
-            }
             await(
                     "job " + jobId + " FINISHED",
                     Duration.ofSeconds(120),
