@@ -1,5 +1,7 @@
 package io.spannercs.job;
 
+import io.spannercs.testcluster.FlinkRest;
+import io.spannercs.testcluster.StandaloneFlinkCluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spannercs.emulator.SpannerEmulator;

@@ -1,4 +1,4 @@
-package io.spannercs.job;
+package io.spannercs.testcluster;
 
 import java.io.File;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package io.spannercs.job;
+package io.spannercs.testcluster;
 
 import java.io.IOException;
 import java.net.URI;
