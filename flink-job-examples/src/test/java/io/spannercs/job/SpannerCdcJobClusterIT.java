@@ -1,13 +1,13 @@
 package io.spannercs.job;
 
-import io.spannercs.testcluster.FlinkRest;
-import io.spannercs.testcluster.StandaloneFlinkCluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spannercs.emulator.SpannerEmulator;
 import io.spannercs.emulator.changestream.ChangeStream;
 import io.spannercs.emulator.testing.EmulatorClients;
 import io.spannercs.emulator.testing.RandomClientWrites;
+import io.spannercs.testcluster.FlinkRest;
+import io.spannercs.testcluster.StandaloneFlinkCluster;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

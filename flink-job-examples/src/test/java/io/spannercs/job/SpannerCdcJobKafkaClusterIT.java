@@ -1,7 +1,5 @@
 package io.spannercs.job;
 
-import io.spannercs.testcluster.FlinkRest;
-import io.spannercs.testcluster.StandaloneFlinkCluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spannercs.emulator.SpannerEmulator;
@@ -11,6 +9,8 @@ import io.spannercs.flink.format.ChangeEvent;
 import io.spannercs.flink.format.datastream.DatastreamContext;
 import io.spannercs.flink.format.datastream.DatastreamJsonDeserializer;
 import io.spannercs.flink.operators.ChangeEventOrdering;
+import io.spannercs.testcluster.FlinkRest;
+import io.spannercs.testcluster.StandaloneFlinkCluster;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,13 +1,13 @@
 package io.spannercs.job;
 
-import io.spannercs.testcluster.FlinkRest;
-import io.spannercs.testcluster.StandaloneFlinkCluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spannercs.emulator.SpannerEmulator;
 import io.spannercs.emulator.changestream.FaultInjector;
 import io.spannercs.emulator.workload.WorkloadConfig;
 import io.spannercs.emulator.workload.WorkloadGenerator;
+import io.spannercs.testcluster.FlinkRest;
+import io.spannercs.testcluster.StandaloneFlinkCluster;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,7 +1,5 @@
 package io.spannercs.job;
 
-import io.spannercs.testcluster.FlinkRest;
-import io.spannercs.testcluster.StandaloneFlinkCluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.pubsub.v1.ReceivedMessage;
@@ -13,6 +11,8 @@ import io.spannercs.emulator.testing.RandomClientWrites;
 import io.spannercs.flink.format.datastream.DatastreamContext;
 import io.spannercs.flink.format.datastream.DatastreamJsonDeserializer;
 import io.spannercs.job.pubsub.PubSubEmulator;
+import io.spannercs.testcluster.FlinkRest;
+import io.spannercs.testcluster.StandaloneFlinkCluster;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
