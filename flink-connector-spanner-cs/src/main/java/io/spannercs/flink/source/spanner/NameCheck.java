@@ -1,12 +1,9 @@
 package io.spannercs.flink.source.spanner;
 
 import com.google.cloud.spanner.DatabaseClient;
-import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.SpannerException;
-import com.google.cloud.spanner.Statement;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
@@ -75,27 +72,19 @@ public final class NameCheck {
                 LazySpannerClient.ownClient(
                         () -> SpannerClients.create(config), "The name check", false)) {
             DatabaseClient client = SpannerClients.databaseClient(spanner.get(), config);
-            List<String> streams = new ArrayList<>();
-            try (ResultSet rs =
-                    client.singleUse()
-                            .executeQuery(
-                                    Statement.of(
-                                            "SELECT change_stream_name FROM"
-                                                    + " information_schema.change_streams"))) {
-                while (rs.next()) {
-                    String name = rs.getString(0);
-                    // GoogleSQL resolves names in any case. (PostgreSQL's query quotes the
-                    // name, so there the case matters; the job then says so itself.)
-                    if (name.equalsIgnoreCase(config.changeStream())) {
-                        return new Result(null, "", true);
-                    }
-                    streams.add(name);
-                }
+            List<String> streams;
+            try {
+                streams = ChangeStreamNames.list(client);
             } catch (SpannerException e) {
                 if (SpannerErrors.isDatabaseNotFound(e)) {
                     return new Result(Missing.DATABASE, SpannerErrors.describe(e), true);
                 }
                 throw e;
+            }
+            // GoogleSQL resolves names in any case. (PostgreSQL's query quotes the name, so there
+            // the case matters; the job then says so itself.)
+            if (streams.stream().anyMatch(name -> name.equalsIgnoreCase(config.changeStream()))) {
+                return new Result(null, "", true);
             }
             return new Result(
                     Missing.CHANGE_STREAM,

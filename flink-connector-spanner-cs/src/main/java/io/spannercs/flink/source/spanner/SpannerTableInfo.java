@@ -130,19 +130,8 @@ public record SpannerTableInfo(Map<String, String> columns, String valueCaptureT
     }
 
     private static String captureType(DatabaseClient db, String stream) {
-        boolean found = false;
         String captureType = CaptureTypeSupport.DEFAULT;
-        // Unquoted names fold to lower case in PostgreSQL, so one query serves both dialects.
-        try (ResultSet rs =
-                db.singleUse()
-                        .executeQuery(
-                                Statement.of(
-                                        "SELECT change_stream_name FROM"
-                                                + " information_schema.change_streams"))) {
-            while (rs.next()) {
-                found |= rs.getString(0).equals(stream);
-            }
-        }
+        boolean found = ChangeStreamNames.list(db).contains(stream);
         if (!found) {
             throw new ValidationException(
                     "Change stream '" + stream + "' does not exist (option 'change-stream').");
