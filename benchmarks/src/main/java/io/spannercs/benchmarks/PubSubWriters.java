@@ -15,6 +15,7 @@ import com.google.pubsub.v1.TopicName;
 import io.grpc.ManagedChannelBuilder;
 import io.spannercs.flink.format.ChangeEvent;
 import io.spannercs.flink.format.datastream.DatastreamContext;
+import io.spannercs.job.pubsub.PubSubEmulator;
 import io.spannercs.job.pubsub.PubSubMessages;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,13 +39,13 @@ final class PubSubWriters implements SinkBenchmark.Writers {
     private static final long OUTSTANDING_MESSAGES = 10_000;
     private static final long OUTSTANDING_BYTES = 100_000_000;
 
-    private final PubSubEmulatorProcess pubsub;
+    private final PubSubEmulator pubsub;
     private final SinkJobRun run;
     private final SinkBenchmark.Settings settings;
     private final List<PubsubMessage> messages = new ArrayList<>();
 
     PubSubWriters(
-            PubSubEmulatorProcess pubsub,
+            PubSubEmulator pubsub,
             SinkJobRun run,
             List<ChangeEvent> events,
             DatastreamContext context,
@@ -58,6 +59,12 @@ final class PubSubWriters implements SinkBenchmark.Writers {
         }
     }
 
+    /** A topic, and an ordered subscription on it that receives everything published after. */
+    private SubscriptionName topicAndSubscription(String topicId) {
+        TopicName topic = pubsub.createTopic(run.projectId(), topicId);
+        return pubsub.createSubscription(topicId + "-all", topic, null);
+    }
+
     @Override
     public String plainName() {
         return "plain Publisher";
@@ -66,7 +73,7 @@ final class PubSubWriters implements SinkBenchmark.Writers {
     @Override
     public long plain(int round) throws Exception {
         String topicId = "sinkbench-plain-r" + round + "-" + BenchSchema.TABLE;
-        SubscriptionName sub = pubsub.createTopicAndSubscription(run.projectId(), topicId);
+        SubscriptionName sub = topicAndSubscription(topicId);
         int writers = settings.parallelism();
         List<List<PubsubMessage>> slices = new ArrayList<>();
         for (int w = 0; w < writers; w++) {
@@ -143,7 +150,7 @@ final class PubSubWriters implements SinkBenchmark.Writers {
     @Override
     public long job(int round) throws Exception {
         String topicId = "sinkbench-job-r" + round + "-" + BenchSchema.TABLE;
-        SubscriptionName sub = pubsub.createTopicAndSubscription(run.projectId(), topicId);
+        SubscriptionName sub = topicAndSubscription(topicId);
         long nanos =
                 run.job(
                         "sink benchmark pubsub",

@@ -3,6 +3,7 @@ package io.spannercs.benchmarks;
 import io.spannercs.emulator.SpannerEmulator;
 import io.spannercs.flink.format.ChangeEvent;
 import io.spannercs.flink.format.datastream.DatastreamContext;
+import io.spannercs.job.pubsub.PubSubEmulator;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -172,16 +173,12 @@ public final class SinkBenchmark {
         if (t == Target.KAFKA) {
             return new KafkaWriters(KafkaBroker.start(), run, events, context, s);
         }
-        Optional<Path> launcher = PubSubEmulatorProcess.locate();
+        Optional<Path> launcher = PubSubEmulator.locate();
         if (launcher.isEmpty()) {
-            System.out.println(
-                    "SKIPPED pubsub: Google's Pub/Sub emulator is not installed (set"
-                            + " PUBSUB_EMULATOR to its cloud-pubsub-emulator launcher, or install"
-                            + " the gcloud SDK component pubsub-emulator)");
+            System.out.println("SKIPPED pubsub: " + PubSubEmulator.notInstalled());
             return null;
         }
-        return new PubSubWriters(
-                PubSubEmulatorProcess.start(launcher.get()), run, events, context, s);
+        return new PubSubWriters(PubSubEmulator.start(launcher.get()), run, events, context, s);
     }
 
     private enum Writer {

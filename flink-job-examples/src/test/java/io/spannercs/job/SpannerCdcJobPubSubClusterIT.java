@@ -11,6 +11,7 @@ import io.spannercs.emulator.testing.RandomClientWrites;
 import io.spannercs.flink.format.datastream.DatastreamContext;
 import io.spannercs.flink.format.datastream.DatastreamJsonDeserializer;
 import io.spannercs.job.pubsub.PubSubEmulator;
+import io.spannercs.job.pubsub.PubSubTestEmulator;
 import io.spannercs.testcluster.FlinkRest;
 import io.spannercs.testcluster.StandaloneFlinkCluster;
 import java.io.IOException;
@@ -49,7 +50,7 @@ class SpannerCdcJobPubSubClusterIT {
     void theJarPublishesEveryChangeAndLeavesNoClientThreadNorClassLoader() throws Exception {
         assertThat(JOB_JAR).as("the shaded job jar; run `mvn verify`").exists();
         deleteRecursively(HOME);
-        try (PubSubEmulator pubsub = PubSubEmulator.startOrSkip(getClass());
+        try (PubSubEmulator pubsub = PubSubTestEmulator.startOrSkip(getClass());
                 StandaloneFlinkCluster cluster =
                         StandaloneFlinkCluster.startJobManager(
                                 HOME, List.of("taskmanager.numberOfTaskSlots: 2"));
@@ -66,7 +67,9 @@ class SpannerCdcJobPubSubClusterIT {
             String db = emulator.databaseId();
             List<SubscriptionName> subscriptions = new ArrayList<>();
             for (String table : List.of("Items", "Lines")) {
-                TopicName topic = pubsub.createTopic("spanner." + db + "." + table);
+                TopicName topic =
+                        pubsub.createTopic(
+                                PubSubTestEmulator.PROJECT, "spanner." + db + "." + table);
                 subscriptions.add(pubsub.createSubscription("sub-" + table, topic, null));
             }
 
@@ -105,7 +108,7 @@ class SpannerCdcJobPubSubClusterIT {
                                     "--pubsub-endpoint",
                                     pubsub.hostPort(),
                                     "--pubsub-project",
-                                    PubSubEmulator.PROJECT,
+                                    PubSubTestEmulator.PROJECT,
                                     "--parallelism",
                                     "2",
                                     "--checkpoint-interval",

@@ -15,6 +15,7 @@ import io.spannercs.flink.format.datastream.DatastreamContext;
 import io.spannercs.flink.format.datastream.DatastreamJsonDeserializer;
 import io.spannercs.flink.format.datastream.DatastreamJsonSerializer;
 import io.spannercs.job.pubsub.PubSubEmulator;
+import io.spannercs.job.pubsub.PubSubTestEmulator;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -70,7 +71,7 @@ class SpannerCdcJobPubSubITCase {
     @Test
     void everyChangeAtLeastOnceEachRowInCommitOrderThroughARestartAndAFilterByTable(
             @InjectMiniCluster MiniCluster miniCluster) throws Exception {
-        try (PubSubEmulator pubsub = PubSubEmulator.startOrSkip(getClass());
+        try (PubSubEmulator pubsub = PubSubTestEmulator.startOrSkip(getClass());
                 SpannerEmulator emulator =
                         SpannerEmulator.builder()
                                 .ddl(ChangeFiles.DDL)
@@ -79,7 +80,7 @@ class SpannerCdcJobPubSubITCase {
                                 .start();
                 EmulatorClients clients = new EmulatorClients(emulator)) {
             String db = emulator.databaseId();
-            TopicName topic = pubsub.createTopic("cdc-" + db);
+            TopicName topic = pubsub.createTopic(PubSubTestEmulator.PROJECT, "cdc-" + db);
             Puller all = new Puller(pubsub, pubsub.createSubscription("all", topic, null));
             Puller items =
                     new Puller(
@@ -111,7 +112,7 @@ class SpannerCdcJobPubSubITCase {
                                 "--pubsub-endpoint",
                                 pubsub.hostPort(),
                                 "--pubsub-project",
-                                PubSubEmulator.PROJECT,
+                                PubSubTestEmulator.PROJECT,
                                 "--pubsub-topic",
                                 "cdc-{database}",
                                 "--parallelism",

@@ -35,7 +35,7 @@ class PubSubSinkWriterITCase {
 
     @BeforeAll
     static void start() throws Exception {
-        pubsub = PubSubEmulator.startOrSkip(PubSubSinkWriterITCase.class);
+        pubsub = PubSubTestEmulator.startOrSkip(PubSubSinkWriterITCase.class);
     }
 
     @AfterAll
@@ -47,7 +47,7 @@ class PubSubSinkWriterITCase {
 
     @Test
     void flushWaitsUntilTheServerAcknowledgedEveryMessage() throws Exception {
-        TopicName topic = pubsub.createTopic("flush.db.Items");
+        TopicName topic = pubsub.createTopic(PubSubTestEmulator.PROJECT, "flush.db.Items");
         SubscriptionName all = pubsub.createSubscription("flush-all", topic, null);
         // A batch that would wait a minute to fill: only flush sends it.
         PubSubOptions options =
@@ -100,7 +100,7 @@ class PubSubSinkWriterITCase {
                     .isInstanceOf(PubSubPublishException.NonRecoverable.class)
                     .hasMessageContaining(
                             "to Pub/Sub topic projects/"
-                                    + PubSubEmulator.PROJECT
+                                    + PubSubTestEmulator.PROJECT
                                     + "/topics/missing.Items")
                     .hasMessageContaining("the topic does not exist")
                     .hasMessageContaining("--pubsub-topic");
@@ -117,7 +117,7 @@ class PubSubSinkWriterITCase {
 
     @Test
     void closeEndsEveryThreadTheWriterStarted() throws Exception {
-        TopicName topic = pubsub.createTopic("threads.Items");
+        TopicName topic = pubsub.createTopic(PubSubTestEmulator.PROJECT, "threads.Items");
         pubsub.createSubscription("threads-all", topic, null);
         Set<Thread> before = new HashSet<>(Thread.getAllStackTraces().keySet());
         PubSubSinkWriter writer = writer(options("threads.{table}", Map.of()));
@@ -157,7 +157,7 @@ class PubSubSinkWriterITCase {
         PubSubOptions o =
                 PubSubOptions.parse(
                         v,
-                        PubSubEmulator.PROJECT,
+                        PubSubTestEmulator.PROJECT,
                         null,
                         (f, s) -> Duration.ofMillis(Long.parseLong(s.replace("ms", ""))),
                         problems);

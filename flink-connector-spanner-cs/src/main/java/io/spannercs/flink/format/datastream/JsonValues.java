@@ -1,12 +1,11 @@
 package io.spannercs.flink.format.datastream;
 
+import io.spannercs.flink.format.JsonScalars;
 import io.spannercs.flink.format.SpannerValues;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.LocalDate;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collections;
@@ -46,17 +45,15 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.Obje
  * <p>Reading needs the type to tell {@code "7"} the INT64 from {@code "7"} the STRING; values of
  * undeclared columns are read by their JSON form (string, Long or Double, Boolean, List, object as
  * JSON text).
+ *
+ * <p>The forms it shares with the Debezium format (all but INT64, JSON and ARRAY) come from {@link
+ * JsonScalars}.
  */
 @Internal
 final class JsonValues {
     static final ObjectMapper MAPPER = new ObjectMapper();
 
-    /** Keeps BigDecimals as given: 2.50 must not become 2.5. */
-    private static final JsonNodeFactory NODES = JsonNodeFactory.withExactBigDecimals(true);
-
-    private static final DateTimeFormatter TIMESTAMP_NANOS =
-            DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSSSSS'Z'")
-                    .withZone(ZoneOffset.UTC);
+    private static final JsonNodeFactory NODES = JsonScalars.NODES;
 
     private JsonValues() {}
 
@@ -87,34 +84,7 @@ final class JsonValues {
         if (value instanceof Long || value instanceof Integer) {
             return NODES.textNode(value.toString());
         }
-        if (value instanceof Double) {
-            double d = (Double) value;
-            return Double.isFinite(d) ? NODES.numberNode(d) : NODES.textNode(nonFinite(d));
-        }
-        if (value instanceof Float) {
-            float f = (Float) value;
-            return Float.isFinite(f) ? NODES.numberNode(f) : NODES.textNode(nonFinite(f));
-        }
-        if (value instanceof BigDecimal) {
-            return NODES.textNode(((BigDecimal) value).toPlainString());
-        }
-        if (value instanceof Boolean) {
-            return NODES.booleanNode((Boolean) value);
-        }
-        if (value instanceof String) {
-            return NODES.textNode((String) value);
-        }
-        if (value instanceof byte[]) {
-            return NODES.textNode(Base64.getEncoder().encodeToString((byte[]) value));
-        }
-        if (value instanceof LocalDate) {
-            return NODES.textNode(value.toString());
-        }
-        if (value instanceof Instant) {
-            return NODES.textNode(timestamp((Instant) value));
-        }
-        throw new IllegalArgumentException(
-                "No JSON form for a " + value.getClass().getName() + " value");
+        return JsonScalars.write(value);
     }
 
     /**
@@ -189,15 +159,6 @@ final class JsonValues {
             default:
                 throw new JsonParseException(p, "Unexpected " + p.currentToken());
         }
-    }
-
-    /** RFC 3339, UTC, nine fractional digits. */
-    static String timestamp(Instant t) {
-        return TIMESTAMP_NANOS.format(t);
-    }
-
-    private static String nonFinite(double d) {
-        return Double.isNaN(d) ? "NaN" : d > 0 ? "Infinity" : "-Infinity";
     }
 
     /**

@@ -1,12 +1,7 @@
 package io.spannercs.flink.format.debezium;
 
+import io.spannercs.flink.format.JsonScalars;
 import io.spannercs.flink.format.SpannerValues;
-import java.math.BigDecimal;
-import java.time.Instant;
-import java.time.LocalDate;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.annotation.Internal;
@@ -35,15 +30,12 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.Obje
  *   <li>ARRAY: an array of the elements in their forms; NULL elements as null.
  * </ul>
  *
- * <p>Every form follows from the Java type alone, so no column types are needed.
+ * <p>Every form follows from the Java type alone, so no column types are needed. The forms it
+ * shares with the Datastream format come from {@link JsonScalars}.
  */
 @Internal
 final class DebeziumValues {
-    static final JsonNodeFactory NODES = JsonNodeFactory.withExactBigDecimals(true);
-
-    private static final DateTimeFormatter TIMESTAMP_NANOS =
-            DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSSSSS'Z'")
-                    .withZone(ZoneOffset.UTC);
+    static final JsonNodeFactory NODES = JsonScalars.NODES;
 
     private DebeziumValues() {}
 
@@ -70,32 +62,6 @@ final class DebeziumValues {
         if (value instanceof Long || value instanceof Integer) {
             return NODES.numberNode(((Number) value).longValue());
         }
-        if (value instanceof Double) {
-            double d = (Double) value;
-            return Double.isFinite(d) ? NODES.numberNode(d) : NODES.textNode(nonFinite(d));
-        }
-        if (value instanceof Float) {
-            float f = (Float) value;
-            return Float.isFinite(f) ? NODES.numberNode(f) : NODES.textNode(nonFinite(f));
-        }
-        if (value instanceof BigDecimal) {
-            return NODES.textNode(((BigDecimal) value).toPlainString());
-        }
-        if (value instanceof Boolean) {
-            return NODES.booleanNode((Boolean) value);
-        }
-        if (value instanceof String) {
-            return NODES.textNode((String) value);
-        }
-        if (value instanceof byte[]) {
-            return NODES.textNode(Base64.getEncoder().encodeToString((byte[]) value));
-        }
-        if (value instanceof LocalDate) {
-            return NODES.textNode(value.toString());
-        }
-        if (value instanceof Instant) {
-            return NODES.textNode(TIMESTAMP_NANOS.format((Instant) value));
-        }
         if (value instanceof List) {
             ArrayNode array = NODES.arrayNode();
             for (Object e : (List<?>) value) {
@@ -103,11 +69,6 @@ final class DebeziumValues {
             }
             return array;
         }
-        throw new IllegalArgumentException(
-                "No JSON form for a " + value.getClass().getName() + " value");
-    }
-
-    private static String nonFinite(double d) {
-        return Double.isNaN(d) ? "NaN" : d > 0 ? "Infinity" : "-Infinity";
+        return JsonScalars.write(value);
     }
 }

@@ -164,21 +164,12 @@ public final class ChangeStreamQuery {
      */
     private static void requireStream(
             DatabaseClient client, Dialect dialect, SpannerSourceConfig config) {
-        java.util.List<String> streams = new java.util.ArrayList<>();
-        try (ResultSet rs =
-                client.singleUse()
-                        .executeQuery(
-                                Statement.of(
-                                        "SELECT change_stream_name FROM"
-                                                + " information_schema.change_streams"))) {
-            while (rs.next()) {
-                String name = rs.getString(0);
-                if (dialect == Dialect.POSTGRESQL
-                        ? name.equals(config.changeStream())
-                        : name.equalsIgnoreCase(config.changeStream())) {
-                    return;
-                }
-                streams.add(name);
+        java.util.List<String> streams = ChangeStreamNames.list(client);
+        for (String name : streams) {
+            if (dialect == Dialect.POSTGRESQL
+                    ? name.equals(config.changeStream())
+                    : name.equalsIgnoreCase(config.changeStream())) {
+                return;
             }
         }
         throw new NonRecoverableSourceException(

@@ -46,14 +46,28 @@ public final class LazySpannerClient implements AutoCloseable {
     }
 
     /**
-     * A client of the default size for the short queries of one owner, shared with nobody.
+     * A client of the default size for the short queries of one owner, shared with nobody; its
+     * close waits (bounded) for the client's threads to end, so that none outlives the job.
      *
      * @param owner what uses it, for the error of a use after {@link #close}: "The root query"
      */
     static LazySpannerClient ownClient(SpannerSourceConfig config, String owner) {
+        return ownClient(() -> SpannerClients.create(config), owner, true);
+    }
+
+    /**
+     * A client shared with nobody, opened by {@code open} (a client from {@link
+     * SpannerClients#open}).
+     *
+     * @param owner what uses it, for the error of a use after {@link #close}
+     * @param awaitThreads whether {@link #close} waits for the client's threads to end; not where
+     *     the caller goes on in a class loader that outlives them anyway (the job's command line, a
+     *     SQL session planning), as the threads end within about a second by themselves
+     */
+    static LazySpannerClient ownClient(Callable<Spanner> open, String owner, boolean awaitThreads) {
         return new LazySpannerClient(
                 () -> {
-                    Spanner spanner = SpannerClients.create(config);
+                    Spanner spanner = open.call();
                     return new Lease() {
                         @Override
                         public Spanner spanner() {
@@ -62,7 +76,7 @@ public final class LazySpannerClient implements AutoCloseable {
 
                         @Override
                         public void close() {
-                            SpannerClients.close(spanner, true);
+                            SpannerClients.close(spanner, awaitThreads);
                         }
                     };
                 },

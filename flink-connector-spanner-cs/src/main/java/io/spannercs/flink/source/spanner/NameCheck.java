@@ -1,13 +1,9 @@
 package io.spannercs.flink.source.spanner;
 
 import com.google.cloud.spanner.DatabaseClient;
-import com.google.cloud.spanner.ResultSet;
-import com.google.cloud.spanner.Spanner;
 import com.google.cloud.spanner.SpannerException;
-import com.google.cloud.spanner.Statement;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
@@ -17,10 +13,10 @@ import org.apache.flink.annotation.Internal;
 
 /**
  * Asks the database, before a job is submitted, whether the names it was given exist: the database,
- * and the change stream in {@code information_schema.change_streams}. One query on a client of its
- * own, so a typo fails at once on the command line instead of in the running job. Only a definite
- * answer counts: a check that cannot be made (no answer, credentials the submitting machine lacks,
- * no permission) says why and leaves the decision to the job.
+ * and the change stream in {@code information_schema.change_streams}. One query on a {@link
+ * LazySpannerClient} of its own, so a typo fails at once on the command line instead of in the
+ * running job. Only a definite answer counts: a check that cannot be made (no answer, credentials
+ * the submitting machine lacks, no permission) says why and leaves the decision to the job.
  */
 @Internal
 public final class NameCheck {
@@ -71,38 +67,29 @@ public final class NameCheck {
     }
 
     private static Result checkOnThisThread(SpannerSourceConfig config) {
-        Spanner spanner = SpannerClients.create(config);
-        try {
-            DatabaseClient client = SpannerClients.databaseClient(spanner, config);
-            List<String> streams = new ArrayList<>();
-            try (ResultSet rs =
-                    client.singleUse()
-                            .executeQuery(
-                                    Statement.of(
-                                            "SELECT change_stream_name FROM"
-                                                    + " information_schema.change_streams"))) {
-                while (rs.next()) {
-                    String name = rs.getString(0);
-                    // GoogleSQL resolves names in any case. (PostgreSQL's query quotes the
-                    // name, so there the case matters; the job then says so itself.)
-                    if (name.equalsIgnoreCase(config.changeStream())) {
-                        return new Result(null, "", true);
-                    }
-                    streams.add(name);
-                }
+        // Not waiting for the client's threads when it closes: they end within about a second.
+        try (LazySpannerClient spanner =
+                LazySpannerClient.ownClient(
+                        () -> SpannerClients.create(config), "The name check", false)) {
+            DatabaseClient client = SpannerClients.databaseClient(spanner.get(), config);
+            List<String> streams;
+            try {
+                streams = ChangeStreamNames.list(client);
             } catch (SpannerException e) {
                 if (SpannerErrors.isDatabaseNotFound(e)) {
                     return new Result(Missing.DATABASE, SpannerErrors.describe(e), true);
                 }
                 throw e;
             }
+            // GoogleSQL resolves names in any case. (PostgreSQL's query quotes the name, so there
+            // the case matters; the job then says so itself.)
+            if (streams.stream().anyMatch(name -> name.equalsIgnoreCase(config.changeStream()))) {
+                return new Result(null, "", true);
+            }
             return new Result(
                     Missing.CHANGE_STREAM,
                     streams.isEmpty() ? "it has none" : "it has " + String.join(", ", streams),
                     true);
-        } finally {
-            // Not waiting for the client's threads: they end within about a second.
-            SpannerClients.close(spanner, false);
         }
     }
 }

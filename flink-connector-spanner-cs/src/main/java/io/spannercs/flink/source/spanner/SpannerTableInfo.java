@@ -49,7 +49,17 @@ public record SpannerTableInfo(Map<String, String> columns, String valueCaptureT
     }
 
     private static SpannerTableInfo readOnThisThread(Connection c, String table, String stream) {
-        Spanner spanner = client(c);
+        // Not waiting for the client's threads when it closes (they end within about a second):
+        // planning would wait as long, and the session's class loader outlives them.
+        try (LazySpannerClient spanner =
+                LazySpannerClient.ownClient(() -> client(c), "Reading the schema", false)) {
+            // Outside read's translation: a client that cannot start names its endpoint itself.
+            return read(spanner.get(), c, table, stream);
+        }
+    }
+
+    private static SpannerTableInfo read(
+            Spanner spanner, Connection c, String table, String stream) {
         try {
             DatabaseClient db =
                     spanner.getDatabaseClient(
@@ -91,10 +101,6 @@ public record SpannerTableInfo(Map<String, String> columns, String valueCaptureT
                                     + describe(e));
             error.addSuppressed(SpannerErrors.forUsers(e));
             throw error;
-        } finally {
-            // Not waiting for the client's threads (they end within about a second): planning
-            // would wait as long, and the session's class loader outlives them.
-            SpannerClients.close(spanner, false);
         }
     }
 
@@ -124,19 +130,8 @@ public record SpannerTableInfo(Map<String, String> columns, String valueCaptureT
     }
 
     private static String captureType(DatabaseClient db, String stream) {
-        boolean found = false;
         String captureType = CaptureTypeSupport.DEFAULT;
-        // Unquoted names fold to lower case in PostgreSQL, so one query serves both dialects.
-        try (ResultSet rs =
-                db.singleUse()
-                        .executeQuery(
-                                Statement.of(
-                                        "SELECT change_stream_name FROM"
-                                                + " information_schema.change_streams"))) {
-            while (rs.next()) {
-                found |= rs.getString(0).equals(stream);
-            }
-        }
+        boolean found = ChangeStreamNames.list(db).contains(stream);
         if (!found) {
             throw new ValidationException(
                     "Change stream '" + stream + "' does not exist (option 'change-stream').");

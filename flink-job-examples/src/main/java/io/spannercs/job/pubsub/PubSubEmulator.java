@@ -1,4 +1,4 @@
-package io.spannercs.benchmarks;
+package io.spannercs.job.pubsub;
 
 import com.google.api.gax.core.NoCredentialsProvider;
 import com.google.api.gax.grpc.GrpcTransportChannel;
@@ -30,15 +30,28 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Google's Pub/Sub emulator (the gcloud SDK's {@code platform/pubsub-emulator}) as a process on a
- * free port of 127.0.0.1, with admin clients on it, for {@link SinkBenchmark}. Closing stops the
- * clients and the process with its children.
+ * free port of 127.0.0.1, with admin clients on it: for the tests of the Pub/Sub sink and for the
+ * sink benchmark, which both reach it here (main code, so the benchmark needs no test jar). Closing
+ * stops the clients and the process with its children.
  */
-final class PubSubEmulatorProcess implements AutoCloseable {
+public final class PubSubEmulator implements AutoCloseable {
+    /** The launcher under an SDK root. */
     private static final String LAUNCHER = "platform/pubsub-emulator/bin/cloud-pubsub-emulator";
+
+    /** How long the emulator (a JVM) may take to start listening on a loaded machine. */
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
+
+    /**
+     * Longer than any gap between a pull and its acknowledgement, even under a benchmark's load, so
+     * that a message is not delivered again while its pull is being handled.
+     */
+    private static final int ACK_DEADLINE_SECONDS = 600;
 
     private final Process process;
     private final int port;
@@ -46,7 +59,7 @@ final class PubSubEmulatorProcess implements AutoCloseable {
     private final TopicAdminClient topics;
     private final SubscriptionAdminClient subscriptions;
 
-    private PubSubEmulatorProcess(Process process, int port) throws IOException {
+    private PubSubEmulator(Process process, int port) throws IOException {
         this.process = process;
         this.port = port;
         this.channel = ManagedChannelBuilder.forTarget(hostPort()).usePlaintext().build();
@@ -67,7 +80,7 @@ final class PubSubEmulatorProcess implements AutoCloseable {
     }
 
     /** The launcher: {@code PUBSUB_EMULATOR}, or under the gcloud SDK's usual roots. */
-    static Optional<Path> locate() {
+    public static Optional<Path> locate() {
         String env = System.getenv("PUBSUB_EMULATOR");
         if (env != null && !env.isBlank()) {
             return Optional.of(Path.of(env)).filter(Files::isExecutable);
@@ -85,7 +98,15 @@ final class PubSubEmulatorProcess implements AutoCloseable {
         return Optional.empty();
     }
 
-    static PubSubEmulatorProcess start(Path launcher) throws Exception {
+    /** What to tell a user when {@link #locate} finds no launcher. */
+    public static String notInstalled() {
+        return "Google's Pub/Sub emulator is not installed: set PUBSUB_EMULATOR to its"
+                + " cloud-pubsub-emulator launcher, or install the gcloud SDK component"
+                + " pubsub-emulator";
+    }
+
+    /** Starts the emulator with {@code launcher} and waits until it listens. */
+    public static PubSubEmulator start(Path launcher) throws Exception {
         int port;
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = s.getLocalPort();
@@ -96,14 +117,14 @@ final class PubSubEmulatorProcess implements AutoCloseable {
                         .start();
         try {
             awaitListening(process, port);
-            return new PubSubEmulatorProcess(process, port);
+            return new PubSubEmulator(process, port);
         } catch (Exception | Error e) {
             stop(process);
             throw e;
         }
     }
 
-    /** Reads the emulator's output until it listens, and drains it from then on. */
+    /** Reads the emulator's output until it says it listens, and drains it from then on. */
     private static void awaitListening(Process process, int port) throws Exception {
         BufferedReader out =
                 new BufferedReader(
@@ -132,26 +153,48 @@ final class PubSubEmulatorProcess implements AutoCloseable {
                         "pubsub-emulator-output");
         drain.setDaemon(true);
         drain.start();
-        started.get(90, TimeUnit.SECONDS);
+        started.get(START_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
     }
 
-    String hostPort() {
+    /** Where clients reach it, e.g. for the sink's {@code pubsub-endpoint}. */
+    public String hostPort() {
         return "127.0.0.1:" + port;
     }
 
-    /** A topic, and an ordered subscription on it that receives everything published after. */
-    SubscriptionName createTopicAndSubscription(String project, String topicId) {
-        TopicName topic = TopicName.of(project, topicId);
-        topics.createTopic(topic);
-        SubscriptionName sub = SubscriptionName.of(project, topicId + "-all");
-        subscriptions.createSubscription(
+    public TopicName createTopic(String project, String topicId) {
+        TopicName name = TopicName.of(project, topicId);
+        topics.createTopic(name);
+        return name;
+    }
+
+    /**
+     * A subscription in the topic's project, with message ordering, that receives everything
+     * published to {@code topic} after it was created, filtered unless {@code filter} is null.
+     */
+    public SubscriptionName createSubscription(String id, TopicName topic, String filter) {
+        SubscriptionName name = SubscriptionName.of(topic.getProject(), id);
+        Subscription.Builder s =
                 Subscription.newBuilder()
-                        .setName(sub.toString())
+                        .setName(name.toString())
                         .setTopic(topic.toString())
-                        .setAckDeadlineSeconds(600)
-                        .setEnableMessageOrdering(true)
-                        .build());
-        return sub;
+                        .setAckDeadlineSeconds(ACK_DEADLINE_SECONDS)
+                        .setEnableMessageOrdering(true);
+        if (filter != null) {
+            s.setFilter(filter);
+        }
+        subscriptions.createSubscription(s.build());
+        return name;
+    }
+
+    /** Pulls up to {@code max} messages and acknowledges them; in the order received. */
+    public List<ReceivedMessage> pullAndAck(SubscriptionName subscription, int max) {
+        PullResponse r = subscriptions.pull(subscription, max);
+        List<String> ackIds = new ArrayList<>();
+        r.getReceivedMessagesList().forEach(m -> ackIds.add(m.getAckId()));
+        if (!ackIds.isEmpty()) {
+            subscriptions.acknowledge(subscription, ackIds);
+        }
+        return r.getReceivedMessagesList();
     }
 
     /**
@@ -159,8 +202,10 @@ final class PubSubEmulatorProcess implements AutoCloseable {
      * the message id, where null) arrived.
      *
      * @return the distinct ids received
+     * @throws IllegalStateException if they did not arrive within {@code timeout}
      */
-    long pullDistinct(SubscriptionName sub, String idAttribute, long expected, Duration timeout) {
+    public long pullDistinct(
+            SubscriptionName subscription, String idAttribute, long expected, Duration timeout) {
         Set<String> ids = new HashSet<>();
         long deadline = System.nanoTime() + timeout.toNanos();
         while (ids.size() < expected) {
@@ -171,21 +216,15 @@ final class PubSubEmulatorProcess implements AutoCloseable {
                                 + " of "
                                 + expected
                                 + " distinct messages from "
-                                + sub
+                                + subscription
                                 + " in "
                                 + timeout);
             }
-            PullResponse r = subscriptions.pull(sub, 1000);
-            List<String> ackIds = new ArrayList<>();
-            for (ReceivedMessage m : r.getReceivedMessagesList()) {
-                ackIds.add(m.getAckId());
+            for (ReceivedMessage m : pullAndAck(subscription, 1000)) {
                 ids.add(
                         idAttribute == null
                                 ? m.getMessage().getMessageId()
                                 : m.getMessage().getAttributesOrThrow(idAttribute));
-            }
-            if (!ackIds.isEmpty()) {
-                subscriptions.acknowledge(sub, ackIds);
             }
         }
         return ids.size();
@@ -210,7 +249,7 @@ final class PubSubEmulatorProcess implements AutoCloseable {
         for (ProcessHandle h : all) {
             try {
                 h.onExit().get(10, TimeUnit.SECONDS);
-            } catch (Exception e) {
+            } catch (ExecutionException | TimeoutException e) {
                 h.destroyForcibly();
             }
         }
