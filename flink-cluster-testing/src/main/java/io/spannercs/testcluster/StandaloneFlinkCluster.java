@@ -76,6 +76,13 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
                     "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
                     "--add-opens=java.base/java.util.concurrent.locks=ALL-UNNAMED");
 
+    /**
+     * Options of the test run, not of a distribution: the cluster's JVMs live for a test's
+     * seconds, where the C1 compiler alone costs less CPU than tiered C2 (as for the test JVMs;
+     * docs/contributing.md).
+     */
+    private static final List<String> TEST_JAVA_OPTS = List.of("-XX:TieredStopAtLevel=1");
+
     /** The config's {@code env.java.opts.all} key: JVM options after the distribution's. */
     private static final String JAVA_OPTS_KEY = "env.java.opts.all:";
 
@@ -201,6 +208,7 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
         List<String> cmd = new ArrayList<>();
         cmd.add(java());
         cmd.addAll(JAVA_OPTS);
+        cmd.addAll(TEST_JAVA_OPTS);
         cmd.addAll(extraJavaOpts);
         cmd.addAll(Arrays.asList(resources.get(0).trim().split("\\s+")));
         cmd.add("-Dlog.file=" + home.resolve("log/" + name + ".log").toAbsolutePath());
