@@ -112,6 +112,7 @@ class ExactlyOnceITCase {
             // tail as history too; exactly once must hold either way).
             range.awaitWritten(MIN_CHANGES, MIN_CHURN_EVENTS);
             Instant end = range.afterLastCommit().plus(LIVE_TAIL);
+            Instant submitted = Instant.now();
 
             StreamExecutionEnvironment env =
                     StreamExecutionEnvironment.getExecutionEnvironment(
@@ -133,6 +134,12 @@ class ExactlyOnceITCase {
             } finally {
                 workload.stop();
             }
+            System.out.printf(
+                    "%s, %s: range written in %d ms, job over in %d ms after submission%n",
+                    stream,
+                    dialect,
+                    Duration.between(start, submitted).toMillis(),
+                    Duration.between(submitted, Instant.now()).toMillis());
             assertThat(InjectedFailures.failuresLeft()).as("the job failed and restored").isZero();
 
             List<String> expected =
