@@ -54,6 +54,8 @@ class ExactlyOnceITCase {
                     + " 'MUTABLE_KEY_RANGE', value_capture_type = 'NEW_ROW');\n"
                     + "CREATE CHANGE STREAM legacy_cs FOR ALL;\n";
 
+    private static final int FAIL_EVERY = 150;
+
     /**
      * Both partition modes; with the emulator's plain behaviour and with every specification edge
      * (docs/emulator.md) on; GoogleSQL, and PostgreSQL with every edge.
@@ -67,6 +69,15 @@ class ExactlyOnceITCase {
                 Arguments.of("mutable_cs", EdgeCases.all(), Dialect.POSTGRESQL),
                 Arguments.of("legacy_cs", EdgeCases.all(), Dialect.POSTGRESQL));
     }
+
+    /** The map fails the job at every 150th record it sees, so three failures need 450. */
+    private static final int MIN_CHANGES = 3 * FAIL_EVERY;
+
+    /** Splits, merges and moves the readers must follow (one every 400 ms). */
+    private static final int MIN_CHURN_EVENTS = 6;
+
+    /** How long past the last commit seen before the job starts the range reads at the head. */
+    private static final Duration LIVE_TAIL = Duration.ofSeconds(2);
 
     @ParameterizedTest(name = "{0}, edges {1}, {2}")
     @MethodSource("cases")
@@ -86,13 +97,22 @@ class ExactlyOnceITCase {
             emulator.faults()
                     .failStreamAfterRows(
                             FaultInjector.ANY_PARTITION, 25, Status.Code.UNAVAILABLE, 6);
-            Instant start = Instant.now();
-            Instant end = start.plusSeconds(12);
+            CommittedRange range = CommittedRange.startingNow(emulator, stream);
+            Instant start = range.start();
             WorkloadGenerator workload =
                     new WorkloadGenerator(
                             emulator.database(),
                             WorkloadConfig.builder().transactionsPerSecond(80).seed(23).build());
             workload.start();
+            // The range ends by what is committed, not by a clock: the job is built once the
+            // range holds enough changes for the three injected failures (each distinct change
+            // passes the failing map at least once, so 3 x 150 of them make it fail three times)
+            // and has churned; the workload keeps writing through a short live tail, so the job
+            // reads history up to its start and the head after it (under load it may read the
+            // tail as history too; exactly once must hold either way).
+            range.awaitWritten(MIN_CHANGES, MIN_CHURN_EVENTS);
+            Instant end = range.afterLastCommit().plus(LIVE_TAIL);
+            Instant submitted = Instant.now();
 
             StreamExecutionEnvironment env =
                     StreamExecutionEnvironment.getExecutionEnvironment(
@@ -106,12 +126,20 @@ class ExactlyOnceITCase {
             List<ChangeEvent> events = new ArrayList<>();
             try (CloseableIterator<ChangeEvent> it =
                     env.fromSource(source, WatermarkStrategy.noWatermarks(), "spanner")
-                            .map(InjectedFailures.failEvery(150), ChangeEventTypeInfo.INSTANCE)
+                            .map(
+                                    InjectedFailures.failEvery(FAIL_EVERY),
+                                    ChangeEventTypeInfo.INSTANCE)
                             .executeAndCollect("exactly once " + stream)) {
                 it.forEachRemaining(events::add);
             } finally {
                 workload.stop();
             }
+            System.out.printf(
+                    "%s, %s: range written in %d ms, job over in %d ms after submission%n",
+                    stream,
+                    dialect,
+                    Duration.between(start, submitted).toMillis(),
+                    Duration.between(submitted, Instant.now()).toMillis());
             assertThat(InjectedFailures.failuresLeft()).as("the job failed and restored").isZero();
 
             List<String> expected =
@@ -126,6 +154,6 @@ class ExactlyOnceITCase {
     }
 
     private static long micros(Instant i) {
-        return i.getEpochSecond() * 1_000_000L + i.getNano() / 1000;
+        return EmulatorSources.micros(i);
     }
 }

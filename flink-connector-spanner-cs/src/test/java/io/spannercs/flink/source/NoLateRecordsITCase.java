@@ -38,6 +38,15 @@ class NoLateRecordsITCase {
                     + " 'MUTABLE_KEY_RANGE');\n"
                     + "CREATE CHANGE STREAM legacy_cs FOR ALL;\n";
 
+    /** Changes of history the job races through (about 2 s of the workload). */
+    private static final int MIN_CHANGES = 1000;
+
+    /** Splits, merges and moves of history (one every 100 ms): partitions started long ago. */
+    private static final int MIN_CHURN_EVENTS = 25;
+
+    /** How long past the last commit seen before the job starts the range reads at the head. */
+    private static final Duration LIVE_TAIL = Duration.ofSeconds(2);
+
     static final AtomicLong LATE = new AtomicLong();
     static final AtomicLong ON_TIME = new AtomicLong();
     static final AtomicLong WITH_WATERMARK = new AtomicLong();
@@ -87,16 +96,20 @@ class NoLateRecordsITCase {
                         .churnInterval(Duration.ofMillis(100))
                         .seed(31)
                         .start()) {
-            Instant start = Instant.now();
-            Instant end = start.plusSeconds(10);
+            CommittedRange range = CommittedRange.startingNow(emulator, stream);
+            Instant start = range.start();
             WorkloadGenerator workload =
                     new WorkloadGenerator(
                             emulator.database(),
                             WorkloadConfig.builder().transactionsPerSecond(300).seed(3).build());
             workload.start();
             // Starting the job late makes it race through history: partitions split off long ago
-            // are discovered while the others' heartbeats are far ahead of them.
-            Thread.sleep(5000);
+            // are discovered while the others' heartbeats are far ahead of them. "Late" is a
+            // condition, not a sleep: the job starts once the range has churned and holds many
+            // changes, and the range ends a short live tail after the last commit seen then, so
+            // the job reads history first and the head after it, and ends once it has read both.
+            range.awaitWritten(MIN_CHANGES, MIN_CHURN_EVENTS);
+            Instant end = range.afterLastCommit().plus(LIVE_TAIL);
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
             env.setParallelism(2);
             SpannerChangeStreamSource<ChangeEvent> source =

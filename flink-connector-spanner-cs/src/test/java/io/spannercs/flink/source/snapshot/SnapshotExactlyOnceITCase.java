@@ -10,6 +10,7 @@ import io.spannercs.emulator.workload.WorkloadConfig;
 import io.spannercs.emulator.workload.WorkloadGenerator;
 import io.spannercs.flink.format.ChangeEvent;
 import io.spannercs.flink.format.ChangeEventTypeInfo;
+import io.spannercs.flink.source.CommittedRange;
 import io.spannercs.flink.source.EmulatorSources;
 import io.spannercs.flink.source.GroundTruth;
 import io.spannercs.flink.source.SpannerChangeStreamSource;
@@ -77,6 +78,15 @@ class SnapshotExactlyOnceITCase {
                 Arguments.of("imm", Dialect.POSTGRESQL));
     }
 
+    /** Changes after T: more than the 300 checked, and past the stream failure at 150. */
+    private static final int MIN_CHANGES = 400;
+
+    /** Splits, merges and moves the stream's readers must follow (one every 500 ms). */
+    private static final int MIN_CHURN_EVENTS = 4;
+
+    /** How long past the last commit seen before the job starts the range reads at the head. */
+    private static final Duration LIVE_TAIL = Duration.ofSeconds(2);
+
     @ParameterizedTest(name = "{0}, {1}")
     @MethodSource("cases")
     void handsOffFromSnapshotToStreamExactlyOnceAcrossFailures(String stream, Dialect dialect)
@@ -92,8 +102,8 @@ class SnapshotExactlyOnceITCase {
                         .seed(11)
                         .start()) {
             fill(emulator, 20_500);
-            Instant snapshotAt = Instant.now();
-            Instant end = snapshotAt.plusSeconds(15);
+            CommittedRange range = CommittedRange.startingNow(emulator, stream);
+            Instant snapshotAt = range.start();
             WorkloadGenerator workload =
                     new WorkloadGenerator(
                             emulator.database(),
@@ -105,6 +115,13 @@ class SnapshotExactlyOnceITCase {
                                     .seed(5)
                                     .build());
             workload.start();
+            // The range ends by what is committed, not by a clock: the job starts once the stream
+            // holds enough changes after T for the stream's injected failure and the checks, and
+            // the range ends a live tail after the last commit seen then; the workload writes on
+            // through the tail, while the job reads the snapshot and then the stream (under load
+            // it may read the tail as history too).
+            range.awaitWritten(MIN_CHANGES, MIN_CHURN_EVENTS);
+            Instant end = range.afterLastCommit().plus(LIVE_TAIL);
 
             StreamExecutionEnvironment env =
                     StreamExecutionEnvironment.getExecutionEnvironment(
