@@ -77,8 +77,8 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
                     "--add-opens=java.base/java.util.concurrent.locks=ALL-UNNAMED");
 
     /**
-     * Options of the test run, not of a distribution: the cluster's JVMs live for a test's
-     * seconds, where the C1 compiler alone costs less CPU than tiered C2 (as for the test JVMs;
+     * Options of the test run, not of a distribution: the cluster's JVMs live for a test's seconds,
+     * where the C1 compiler alone costs less CPU than tiered C2 (as for the test JVMs;
      * docs/contributing.md).
      */
     private static final List<String> TEST_JAVA_OPTS = List.of("-XX:TieredStopAtLevel=1");

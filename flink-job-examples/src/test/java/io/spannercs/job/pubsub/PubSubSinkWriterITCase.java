@@ -127,19 +127,35 @@ class PubSubSinkWriterITCase {
                 .as("the writer's threads while it runs")
                 .anyMatch(t -> t.getName().startsWith(PubSubSinkWriter.THREAD_PREFIX));
         writer.close();
-        await(
-                "the client's threads to end after close",
-                Duration.ofSeconds(20),
-                () -> newClientThreads(before).isEmpty());
+        List<Thread> left = new ArrayList<>();
+        try {
+            await(
+                    "the client's threads to end after close",
+                    Duration.ofSeconds(20),
+                    () -> {
+                        left.clear();
+                        left.addAll(newClientThreads(before));
+                        return left.isEmpty();
+                    });
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + "; still alive: " + left, e);
+        }
     }
 
-    /** Live threads of the writer, gax and gRPC that were not there {@code before}. */
+    /**
+     * Live threads of the writer, gax and gRPC that were not there {@code before}. gRPC's
+     * process-wide {@code grpc-default-executor} pool is left out: this test's admin client keeps
+     * it in use, so a pool thread the writer's channel woke stays idle in it for gRPC's 60 s
+     * keep-alive. Where nothing else holds it, on a cluster, SpannerCdcJobPubSubClusterIT checks
+     * that no gRPC thread at all outlives the job.
+     */
     private static List<Thread> newClientThreads(Set<Thread> before) {
         List<Thread> out = new ArrayList<>();
         for (Thread t : Thread.getAllStackTraces().keySet()) {
             String n = t.getName();
             if (t.isAlive()
                     && !before.contains(t)
+                    && !n.startsWith("grpc-default-executor")
                     && (n.startsWith(PubSubSinkWriter.THREAD_PREFIX)
                             || n.startsWith("grpc-")
                             || n.startsWith("Gax-"))) {
