@@ -1,8 +1,10 @@
 package io.spannercs.flink.testing;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,15 +33,26 @@ public final class CommittedFiles {
                 .build();
     }
 
-    /** The files the sink finished under {@code dir}; in-progress and pending ones are hidden. */
+    /**
+     * The files the sink finished under {@code dir}; in-progress and pending ones are hidden. A
+     * running job renames and removes its hidden files while the directory is read: a walk that
+     * meets one gone is read again (finished files are never removed, so nothing is missed).
+     */
     public static List<Path> finished(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return List.of();
-        }
-        try (Stream<Path> files = Files.walk(dir)) {
-            return files.filter(Files::isRegularFile)
-                    .filter(f -> !f.getFileName().toString().startsWith("."))
-                    .toList();
+        while (true) {
+            if (!Files.exists(dir)) {
+                return List.of();
+            }
+            try (Stream<Path> files = Files.walk(dir)) {
+                return files.filter(Files::isRegularFile)
+                        .filter(f -> !f.getFileName().toString().startsWith("."))
+                        .toList();
+            } catch (NoSuchFileException | UncheckedIOException e) {
+                if (!(e instanceof NoSuchFileException)
+                        && !(e.getCause() instanceof NoSuchFileException)) {
+                    throw e;
+                }
+            }
         }
     }
 
