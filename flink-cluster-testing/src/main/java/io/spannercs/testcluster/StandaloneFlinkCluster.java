@@ -7,11 +7,14 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * A Flink session cluster run the way a distribution's {@code bin/} scripts run it: a JobManager
@@ -91,17 +94,19 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
     private final int restPort;
     private final List<String> extraJavaOpts = new ArrayList<>();
     private final List<Process> processes = new ArrayList<>();
+    private final FlinkRest rest;
     private int taskManagers;
 
     private StandaloneFlinkCluster(Path home, String classpath, int restPort) {
         this.home = home;
         this.classpath = classpath;
         this.restPort = restPort;
+        this.rest = new FlinkRest(restUrl());
     }
 
     /**
-     * Writes {@code home/conf/config.yaml} and starts the JobManager (call {@link
-     * #startTaskManager} for workers).
+     * Deletes what an earlier run left in {@code home}, writes {@code home/conf/config.yaml} and
+     * starts the JobManager (call {@link #startTaskManager} for workers).
      *
      * @param extraConfig further {@code key: value} lines for config.yaml
      */
@@ -116,6 +121,7 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
      */
     public static StandaloneFlinkCluster startJobManager(
             Path home, List<String> extraConfig, List<Path> libJars) throws IOException {
+        deleteRecursively(home);
         Files.createDirectories(home.resolve("conf"));
         Files.createDirectories(home.resolve("log"));
         int restPort = freePort();
@@ -181,9 +187,56 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
         return "http://127.0.0.1:" + restPort;
     }
 
+    /** The JobManager's REST API. */
+    public FlinkRest rest() {
+        return rest;
+    }
+
     /** Where the JVMs log, for a failure message. */
     public Path logDir() {
         return home.resolve("log");
+    }
+
+    /**
+     * Polls {@code condition} (every 250 ms) until it holds; fails at once if the JobManager exits
+     * or the condition throws an AssertionError, and after {@code timeout} naming {@code what}, the
+     * last IOException and where the JVMs log.
+     */
+    public void await(String what, Duration timeout, Condition condition) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Exception last = null;
+        while (System.nanoTime() < deadline) {
+            if (!jobManager().isAlive()) {
+                throw new AssertionError(
+                        "The JobManager exited with "
+                                + jobManager().exitValue()
+                                + " while waiting for "
+                                + what
+                                + "; logs in "
+                                + logDir().toAbsolutePath());
+            }
+            try {
+                if (condition.holds()) {
+                    return;
+                }
+            } catch (IOException e) {
+                last = e;
+            }
+            Thread.sleep(250); // polls the condition
+        }
+        throw new AssertionError(
+                "Timed out after "
+                        + timeout
+                        + " waiting for "
+                        + what
+                        + "; logs in "
+                        + logDir().toAbsolutePath(),
+                last);
+    }
+
+    /** Waits up to 90 s until the TaskManagers offer {@code slots} free slots. */
+    public void awaitFreeSlots(int slots) throws Exception {
+        await(slots + " free slots", Duration.ofSeconds(90), () -> rest.availableSlots() >= slots);
     }
 
     /** Kills a JVM as a crash would: no shutdown hooks, no goodbye to the JobManager. */
@@ -276,6 +329,17 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
 
     private static String java() {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    private static void deleteRecursively(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
     }
 
     /** A port free now; the tiny race with other processes is accepted in tests. */

@@ -6,20 +6,15 @@ import io.spannercs.emulator.SpannerEmulator;
 import io.spannercs.emulator.changestream.ChangeStream;
 import io.spannercs.emulator.testing.EmulatorClients;
 import io.spannercs.emulator.testing.RandomClientWrites;
-import io.spannercs.testcluster.FlinkRest;
-import io.spannercs.testcluster.StandaloneFlinkCluster;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Comparator;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -39,39 +34,17 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class SpannerCdcJobClusterIT {
-    private static final Path JOB_JAR = Path.of("target", "spanner-cs-job.jar");
     private static final Path HOME = Path.of("target", "cluster-it");
 
-    private static StandaloneFlinkCluster cluster;
-    private static FlinkRest rest;
-    private static Process taskManager;
-    private static String jarId;
+    private static JobJarCluster cluster;
 
     @TempDir Path out;
 
     @BeforeAll
     static void startCluster() throws Exception {
-        assertThat(JOB_JAR).as("the shaded job jar; run `mvn verify`").exists();
-        deleteRecursively(HOME);
-        cluster =
-                StandaloneFlinkCluster.startJobManager(
-                        HOME,
-                        List.of(
-                                "taskmanager.numberOfTaskSlots: 2",
-                                // A lost TaskManager fails the job; it restarts from the last
-                                // checkpoint once a new one offers slots.
-                                "restart-strategy.type: fixed-delay",
-                                "restart-strategy.fixed-delay.attempts: 20",
-                                "restart-strategy.fixed-delay.delay: 1 s",
-                                // Notice the killed TaskManager in seconds, not the default 50.
-                                "heartbeat.interval: 1000",
-                                "heartbeat.timeout: 5000",
-                                "execution.checkpointing.dir: "
-                                        + HOME.resolve("checkpoints").toAbsolutePath().toUri()));
-        taskManager = cluster.startTaskManager();
-        rest = new FlinkRest(cluster.restUrl());
-        await("2 free slots", Duration.ofSeconds(90), () -> slots() >= 2);
-        jarId = rest.uploadJar(JOB_JAR);
+        // A lost TaskManager fails the job; it restarts from the last checkpoint once a new one
+        // offers slots.
+        cluster = JobJarCluster.start(HOME, 2, JobJarCluster.restartingFromCheckpoints(HOME, 20));
     }
 
     @AfterAll
@@ -102,40 +75,39 @@ class SpannerCdcJobClusterIT {
             Instant start = Instant.now();
             // Unbounded: the test ends the job once every change is committed, so how long a
             // loaded machine takes to start it or to restore it cannot cut a window short.
-            String jobId =
-                    rest.runJar(
-                            jarId,
-                            SpannerCdcJob.class.getName(),
-                            List.of(
-                                    "--project", emulator.projectId(),
-                                    "--instance", emulator.instanceId(),
-                                    "--database", emulator.databaseId(),
-                                    "--change-stream", ChangeFiles.STREAM,
-                                    "--emulator-host", emulator.hostPort(),
-                                    "--start-timestamp", start.toString(),
-                                    "--output", out.toAbsolutePath().toString(),
-                                    "--parallelism", "2",
-                                    "--checkpoint-interval", "1s"));
+            List<String> args = new ArrayList<>(JobJarCluster.emulatorArgs(emulator));
+            args.addAll(
+                    List.of(
+                            "--start-timestamp",
+                            start.toString(),
+                            "--output",
+                            out.toAbsolutePath().toString(),
+                            "--parallelism",
+                            "2",
+                            "--checkpoint-interval",
+                            "1s"));
+            String jobId = cluster.run(args);
             AtomicBoolean stop = new AtomicBoolean();
             AtomicInteger written = new AtomicInteger();
             CompletableFuture<Void> writes =
                     CompletableFuture.runAsync(() -> write(emulator, clients, stop, written));
 
             // Mid-run: some files committed (a checkpoint completed), more to come.
-            await(
+            cluster.await(
                     "the job RUNNING with committed files",
                     Duration.ofSeconds(90),
                     () -> state(jobId).equals("RUNNING") && !ChangeFiles.folders(out).isEmpty());
             if (killTaskManager) {
-                StandaloneFlinkCluster.kill(taskManager);
-                taskManager = cluster.startTaskManager();
-                await(
+                cluster.killAndReplaceTaskManager();
+                cluster.await(
                         "the job restored from a checkpoint and RUNNING",
                         Duration.ofSeconds(120),
-                        () -> rest.restoredCount(jobId) > 0 && state(jobId).equals("RUNNING"));
+                        () ->
+                                cluster.rest().restoredCount(jobId) > 0
+                                        && state(jobId).equals("RUNNING"));
             }
             int before = written.get();
-            await(
+            cluster.await(
                     "50 more transactions",
                     Duration.ofSeconds(60),
                     () -> written.get() > before + 50);
@@ -145,30 +117,19 @@ class SpannerCdcJobClusterIT {
 
             List<String> expected = ChangeFiles.expected(emulator, start, end);
             assertThat(expected).hasSizeGreaterThan(100);
-            await(
+            cluster.await(
                     "every change committed",
                     Duration.ofSeconds(120),
                     () -> {
-                        String s = state(jobId);
-                        if (s.equals("FAILED") || s.equals("CANCELED")) {
-                            throw new AssertionError(s + ": " + rest.exceptions(jobId));
-                        }
+                        cluster.failIfEnded(jobId);
                         return ChangeFiles.committed(out, emulator).size() >= expected.size();
                     });
-            // One more checkpoint: a change committed twice would show now.
-            long checkpoints = rest.completedCheckpoints(jobId);
-            await(
-                    "one more checkpoint",
-                    Duration.ofSeconds(60),
-                    () -> rest.completedCheckpoints(jobId) > checkpoints);
-            rest.cancelRunningJobs();
-            await(
-                    "job " + jobId + " CANCELED",
-                    Duration.ofSeconds(60),
-                    () -> state(jobId).equals("CANCELED"));
+            cluster.cancelAfterOneMoreCheckpoint(jobId);
 
             if (killTaskManager) {
-                assertThat(rest.restoredCount(jobId)).as("restores from a checkpoint").isPositive();
+                assertThat(cluster.rest().restoredCount(jobId))
+                        .as("restores from a checkpoint")
+                        .isPositive();
             }
             assertThat(ChangeFiles.folders(out)).contains("Items", "Lines");
             assertThat(ChangeFiles.committed(out, emulator))
@@ -200,49 +161,6 @@ class SpannerCdcJobClusterIT {
     }
 
     private static String state(String jobId) throws Exception {
-        return rest.jobState(jobId);
-    }
-
-    private static int slots() throws Exception {
-        return rest.availableSlots();
-    }
-
-    /** A check that may throw; an exception other than an AssertionError means "not yet". */
-    private interface Check {
-        boolean ok() throws Exception;
-    }
-
-    private static void await(String what, Duration timeout, Check check) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        Exception last = null;
-        while (System.nanoTime() < deadline) {
-            try {
-                if (check.ok()) {
-                    return;
-                }
-            } catch (IOException e) {
-                last = e;
-            }
-            Thread.sleep(250);
-        }
-        throw new AssertionError(
-                "Timed out after "
-                        + timeout
-                        + " waiting for "
-                        + what
-                        + "; logs in "
-                        + cluster.logDir().toAbsolutePath(),
-                last);
-    }
-
-    private static void deleteRecursively(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
+        return cluster.rest().jobState(jobId);
     }
 }

@@ -9,23 +9,18 @@ import io.spannercs.flink.format.ChangeEvent;
 import io.spannercs.flink.format.datastream.DatastreamContext;
 import io.spannercs.flink.format.datastream.DatastreamJsonDeserializer;
 import io.spannercs.flink.operators.ChangeEventOrdering;
-import io.spannercs.testcluster.FlinkRest;
-import io.spannercs.testcluster.StandaloneFlinkCluster;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -53,53 +48,26 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class SpannerCdcJobKafkaClusterIT {
-    private static final Path JOB_JAR = Path.of("target", "spanner-cs-job.jar");
     private static final Path HOME = Path.of("target", "kafka-cluster-it");
     private static final int SLOTS = 2;
     private static final int PARTITIONS = 3;
 
-    private static StandaloneFlinkCluster cluster;
-    private static FlinkRest rest;
-    private static Waiter waiter;
-    private static String jarId;
-
-    /** The TaskManager that runs the cases' jobs: the only one when a job is submitted. */
-    private static Process taskManager;
+    /** Its TaskManager runs the cases' jobs: the only one when a job is submitted. */
+    private static JobJarCluster cluster;
 
     @BeforeAll
     static void startCluster() throws Exception {
-        assertThat(JOB_JAR).as("the shaded job jar; run `mvn verify`").exists();
-        deleteRecursively(HOME);
+        // A lost TaskManager fails the job; it restarts from the last checkpoint on the spare
+        // TaskManager's slots.
         cluster =
-                StandaloneFlinkCluster.startJobManager(
-                        HOME,
-                        List.of(
-                                "taskmanager.numberOfTaskSlots: " + SLOTS,
-                                // A lost TaskManager fails the job; it restarts from the last
-                                // checkpoint on the spare TaskManager's slots.
-                                "restart-strategy.type: fixed-delay",
-                                "restart-strategy.fixed-delay.attempts: 30",
-                                "restart-strategy.fixed-delay.delay: 1 s",
-                                // Notice a killed TaskManager in seconds, not the default 50.
-                                "heartbeat.interval: 1000",
-                                "heartbeat.timeout: 5000",
-                                "execution.checkpointing.dir: "
-                                        + HOME.resolve("checkpoints").toAbsolutePath().toUri()));
-        taskManager = cluster.startTaskManager();
-        rest = new FlinkRest(cluster.restUrl());
-        waiter = new Waiter(cluster);
-        waiter.await(
-                SLOTS + " free slots",
-                Duration.ofSeconds(90),
-                () -> rest.availableSlots() >= SLOTS);
-        jarId = rest.uploadJar(JOB_JAR);
+                JobJarCluster.start(HOME, SLOTS, JobJarCluster.restartingFromCheckpoints(HOME, 30));
     }
 
     /** Cancels what a failed case left running, so the next case finds its slots. */
     @AfterEach
     void cancelRunningJobs() throws Exception {
-        if (rest != null && cluster.jobManager().isAlive()) {
-            rest.cancelRunningJobs();
+        if (cluster != null) {
+            cluster.cancelRunningJobs();
         }
     }
 
@@ -146,61 +114,36 @@ class SpannerCdcJobKafkaClusterIT {
             List<String> snapshotRows = ChangeFiles.expectedSnapshot(emulator, snapshotAt);
             assertThat(snapshotRows).hasSizeGreaterThanOrEqualTo(300);
 
-            waiter.await(
-                    SLOTS + " free slots",
-                    Duration.ofSeconds(90),
-                    () -> rest.availableSlots() >= SLOTS);
+            cluster.awaitFreeSlots(SLOTS);
             workload.start();
             String jobId;
             try {
-                jobId =
-                        rest.runJar(
-                                jarId,
-                                SpannerCdcJob.class.getName(),
-                                List.of(
-                                        "--project",
-                                        emulator.projectId(),
-                                        "--instance",
-                                        emulator.instanceId(),
-                                        "--database",
-                                        db,
-                                        "--change-stream",
-                                        ChangeFiles.STREAM,
-                                        "--emulator-host",
-                                        emulator.hostPort(),
-                                        "--startup-mode",
-                                        "initial",
-                                        "--start-timestamp",
-                                        snapshotAt.toString(),
-                                        "--sink",
-                                        "kafka",
-                                        "--delivery-guarantee",
-                                        "exactly-once",
-                                        "--bootstrap-servers",
-                                        kafka.bootstrapServers(),
-                                        "--parallelism",
-                                        Integer.toString(SLOTS),
-                                        "--checkpoint-interval",
-                                        "1s"));
+                List<String> args = new ArrayList<>(JobJarCluster.emulatorArgs(emulator));
+                args.addAll(
+                        List.of(
+                                "--startup-mode", "initial",
+                                "--start-timestamp", snapshotAt.toString(),
+                                "--sink", "kafka",
+                                "--delivery-guarantee", "exactly-once",
+                                "--bootstrap-servers", kafka.bootstrapServers(),
+                                "--parallelism", Integer.toString(SLOTS),
+                                "--checkpoint-interval", "1s"));
+                jobId = cluster.run(args);
 
                 // The job holds all slots of the only TaskManager; a spare one takes over.
-                waiter.await(
-                        "job " + jobId + " RUNNING",
-                        Duration.ofSeconds(60),
-                        () -> rest.jobState(jobId).equals("RUNNING"));
+                cluster.awaitRunning(jobId, Duration.ofSeconds(60));
                 Process spare = cluster.startTaskManager();
 
                 // Transactions with changes after the snapshot committed, writes going on.
-                waiter.await(
+                cluster.await(
                         "committed changes after the snapshot",
                         Duration.ofSeconds(120),
                         () -> {
-                            failIfEnded(jobId);
+                            cluster.failIfEnded(jobId);
                             return readCommitted(kafka, topics, emulator).stream()
                                     .anyMatch(e -> !e.isSnapshot());
                         });
-                StandaloneFlinkCluster.kill(taskManager);
-                taskManager = spare;
+                cluster.killTaskManagerFor(spare);
                 awaitRestoredAndCheckpointing(jobId);
             } finally {
                 workload.stop();
@@ -213,30 +156,22 @@ class SpannerCdcJobKafkaClusterIT {
                     ChangeFiles.expected(emulator, snapshotAt.plusNanos(1000), writesStopped);
             assertThat(changes).as("changes after the snapshot").hasSizeGreaterThan(200);
             expected.addAll(changes);
-            waiter.await(
+            cluster.await(
                     "every change in the topics",
                     Duration.ofSeconds(90),
                     () -> {
-                        failIfEnded(jobId);
+                        cluster.failIfEnded(jobId);
                         Set<String> seen = new HashSet<>();
                         readCommitted(kafka, topics, emulator)
                                 .forEach(e -> seen.add(ChangeFiles.identity(e)));
                         return seen.containsAll(expected);
                     });
-            // One more checkpoint: a duplicate it would commit is caught below.
-            long completed = rest.completedCheckpoints(jobId);
-            waiter.await(
-                    "one more checkpoint",
-                    Duration.ofSeconds(30),
-                    () -> rest.completedCheckpoints(jobId) > completed);
-            rest.cancelRunningJobs();
-            waiter.await(
-                    "job " + jobId + " CANCELED",
-                    Duration.ofSeconds(60),
-                    () -> rest.jobState(jobId).equals("CANCELED"));
+            cluster.cancelAfterOneMoreCheckpoint(jobId);
 
             assertTopics(kafka, topics, emulator, expected);
-            assertThat(rest.restoredCount(jobId)).as("restores").isGreaterThanOrEqualTo(1);
+            assertThat(cluster.rest().restoredCount(jobId))
+                    .as("restores")
+                    .isGreaterThanOrEqualTo(1);
         }
         System.out.printf(
                 "Kafka on the cluster, a TaskManager killed (mutable %s): %.1f s%n",
@@ -319,76 +254,19 @@ class SpannerCdcJobKafkaClusterIT {
      */
     private static void awaitRestoredAndCheckpointing(String jobId) throws Exception {
         long[] completedAtRestore = {-1};
-        waiter.await(
+        cluster.await(
                 "job " + jobId + " restored and checkpointing",
                 Duration.ofSeconds(120),
                 () -> {
-                    failIfEnded(jobId);
+                    cluster.failIfEnded(jobId);
                     if (completedAtRestore[0] < 0) {
-                        if (rest.restoredCount(jobId) < 1
-                                || !rest.jobState(jobId).equals("RUNNING")) {
+                        if (cluster.rest().restoredCount(jobId) < 1
+                                || !cluster.rest().jobState(jobId).equals("RUNNING")) {
                             return false;
                         }
-                        completedAtRestore[0] = rest.completedCheckpoints(jobId);
+                        completedAtRestore[0] = cluster.rest().completedCheckpoints(jobId);
                     }
-                    return rest.completedCheckpoints(jobId) >= completedAtRestore[0] + 2;
+                    return cluster.rest().completedCheckpoints(jobId) >= completedAtRestore[0] + 2;
                 });
-    }
-
-    private static void failIfEnded(String jobId) throws Exception {
-        String s = rest.jobState(jobId);
-        if (s.equals("FAILED") || s.equals("CANCELED") || s.equals("FINISHED")) {
-            throw new AssertionError(
-                    "job " + jobId + " ended early: " + s + ": " + rest.exceptions(jobId));
-        }
-    }
-
-    /** A check that may throw; an IOException means "not yet". */
-    private interface Check {
-        boolean ok() throws Exception;
-    }
-
-    /** Polls conditions, failing at once if the JobManager exits. */
-    private record Waiter(StandaloneFlinkCluster cluster) {
-        void await(String what, Duration timeout, Check check) throws Exception {
-            long deadline = System.nanoTime() + timeout.toNanos();
-            Exception last = null;
-            while (System.nanoTime() < deadline) {
-                if (!cluster.jobManager().isAlive()) {
-                    throw new AssertionError(
-                            "The JobManager exited while waiting for "
-                                    + what
-                                    + "; logs in "
-                                    + cluster.logDir().toAbsolutePath());
-                }
-                try {
-                    if (check.ok()) {
-                        return;
-                    }
-                } catch (IOException e) {
-                    last = e;
-                }
-                Thread.sleep(250); // polls the condition
-            }
-            throw new AssertionError(
-                    "Timed out after "
-                            + timeout
-                            + " waiting for "
-                            + what
-                            + "; logs in "
-                            + cluster.logDir().toAbsolutePath(),
-                    last);
-        }
-    }
-
-    private static void deleteRecursively(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
     }
 }

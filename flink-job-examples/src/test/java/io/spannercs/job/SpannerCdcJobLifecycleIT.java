@@ -7,17 +7,13 @@ import io.spannercs.emulator.changestream.FaultInjector;
 import io.spannercs.emulator.workload.WorkloadConfig;
 import io.spannercs.emulator.workload.WorkloadGenerator;
 import io.spannercs.testcluster.FlinkRest;
-import io.spannercs.testcluster.StandaloneFlinkCluster;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -49,47 +45,28 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class SpannerCdcJobLifecycleIT {
-    private static final Path JOB_JAR = Path.of("target", "spanner-cs-job.jar");
     private static final Path HOME = Path.of("target", "lifecycle-it");
     private static final int SLOTS = 3;
 
-    private static StandaloneFlinkCluster cluster;
+    private static JobJarCluster cluster;
     private static FlinkRest rest;
-    private static Process taskManager;
-    private static String jarId;
 
     @TempDir Path out;
 
     @BeforeAll
     static void startCluster() throws Exception {
-        assertThat(JOB_JAR).as("the shaded job jar; run `mvn verify`").exists();
-        deleteRecursively(HOME);
+        // A lost TaskManager fails the job; it restarts from the last checkpoint once a new one
+        // offers slots.
         cluster =
-                StandaloneFlinkCluster.startJobManager(
-                        HOME,
-                        List.of(
-                                "taskmanager.numberOfTaskSlots: " + SLOTS,
-                                // A lost TaskManager fails the job; it restarts from the last
-                                // checkpoint once a new one offers slots.
-                                "restart-strategy.type: fixed-delay",
-                                "restart-strategy.fixed-delay.attempts: 30",
-                                "restart-strategy.fixed-delay.delay: 1 s",
-                                // Notice a killed TaskManager in seconds, not the default 50.
-                                "heartbeat.interval: 1000",
-                                "heartbeat.timeout: 5000",
-                                "execution.checkpointing.dir: "
-                                        + HOME.resolve("checkpoints").toAbsolutePath().toUri()));
-        taskManager = cluster.startTaskManager();
-        rest = new FlinkRest(cluster.restUrl());
-        await("3 free slots", Duration.ofSeconds(90), () -> rest.availableSlots() >= SLOTS);
-        jarId = rest.uploadJar(JOB_JAR);
+                JobJarCluster.start(HOME, SLOTS, JobJarCluster.restartingFromCheckpoints(HOME, 30));
+        rest = cluster.rest();
     }
 
     /** Cancels what a failed case left running, so the next case finds its slots. */
     @AfterEach
     void cancelRunningJobs() throws Exception {
-        if (rest != null && cluster.jobManager().isAlive()) {
-            rest.cancelRunningJobs();
+        if (cluster != null) {
+            cluster.cancelRunningJobs();
         }
     }
 
@@ -149,11 +126,11 @@ class SpannerCdcJobLifecycleIT {
             try {
                 String job1 = run(emulator, null, 2, "source", startFlags);
                 if (snapshot) {
-                    await(
+                    cluster.await(
                             "snapshot rows in the committed files",
                             Duration.ofSeconds(120),
                             () -> {
-                                failIfEnded(job1);
+                                cluster.failIfEnded(job1);
                                 return countCommitted(emulator, true) > 0;
                             });
                 } else {
@@ -171,21 +148,23 @@ class SpannerCdcJobLifecycleIT {
                         run(emulator, savepoint1, 3, mutable ? "commit" : "source", startFlags);
                 awaitRestoredAndCommitting(job2);
                 if (snapshot) {
-                    await(
+                    cluster.await(
                             "changes after the snapshot in the committed files",
                             Duration.ofSeconds(120),
                             () -> {
-                                failIfEnded(job2);
+                                cluster.failIfEnded(job2);
                                 return countCommitted(emulator, false) > 0;
                             });
                 }
                 String savepoint2 = stop(job2);
 
-                Instant end = Instant.now().plusSeconds(6);
+                // The end is the stop: job 3 reads what job 2 left to its end and finishes, with
+                // no window of the wall clock to wait out. The savepoint's positions are earlier.
+                Instant end = Instant.now();
                 List<String> endFlags = new ArrayList<>(startFlags);
                 endFlags.addAll(List.of("--end-timestamp", end.toString()));
                 String job3 = run(emulator, savepoint2, 1, "commit", endFlags);
-                awaitFinished(job3, Duration.ofSeconds(120));
+                cluster.awaitFinished(job3, Duration.ofSeconds(120));
                 assertThat(rest.restoredCount(job3)).as("job 3 restored").isEqualTo(1);
                 assertGroundTruth(
                         emulator, snapshotRows, snapshot ? start.plusNanos(1000) : start, end);
@@ -243,33 +222,34 @@ class SpannerCdcJobLifecycleIT {
 
                 // 1. In the snapshot: some snapshot rows committed, not all.
                 long[] committedSnapshotRows = new long[1];
-                await(
+                cluster.await(
                         "snapshot rows in the committed files",
                         Duration.ofSeconds(120),
                         () -> {
-                            failIfEnded(job);
+                            cluster.failIfEnded(job);
                             committedSnapshotRows[0] = countCommitted(emulator, true);
                             return committedSnapshotRows[0] > 0;
                         });
-                killAndReplaceTaskManager();
+                cluster.killAndReplaceTaskManager();
                 assertThat(committedSnapshotRows[0])
                         .as("snapshot rows committed when the TaskManager was killed")
                         .isLessThan(snapshotRows.size());
 
                 // 2. In the stream, in the churn storm: changes after the snapshot committed.
-                await(
+                cluster.await(
                         "changes after the snapshot in the committed files",
                         Duration.ofSeconds(150),
                         () -> {
-                            failIfEnded(job);
+                            cluster.failIfEnded(job);
                             return rest.restoredCount(job) >= 1
                                     && countCommitted(emulator, false) > 0;
                         });
-                killAndReplaceTaskManager();
+                cluster.killAndReplaceTaskManager();
                 awaitRestoredAndCommitting(job, 2);
                 String savepoint = stop(job);
 
-                Instant end = Instant.now().plusSeconds(4);
+                // The end is the stop: the last job reads to it and finishes, without a window.
+                Instant end = Instant.now();
                 String last =
                         run(
                                 emulator,
@@ -282,7 +262,7 @@ class SpannerCdcJobLifecycleIT {
                                 snapshotAt.toString(),
                                 "--end-timestamp",
                                 end.toString());
-                awaitFinished(last, Duration.ofSeconds(120));
+                cluster.awaitFinished(last, Duration.ofSeconds(120));
                 assertGroundTruth(emulator, snapshotRows, snapshotAt.plusNanos(1000), end);
             } finally {
                 workload.stop();
@@ -326,41 +306,37 @@ class SpannerCdcJobLifecycleIT {
             String order,
             List<String> flags)
             throws Exception {
-        await(
-                "" + parallelism + " free slots",
-                Duration.ofSeconds(90),
-                () -> rest.availableSlots() >= parallelism);
-        List<String> args =
-                new ArrayList<>(
-                        List.of(
-                                "--project", emulator.projectId(),
-                                "--instance", emulator.instanceId(),
-                                "--database", emulator.databaseId(),
-                                "--change-stream", ChangeFiles.STREAM,
-                                "--emulator-host", emulator.hostPort(),
-                                "--output", out.toAbsolutePath().toString(),
-                                "--parallelism", Integer.toString(parallelism),
-                                "--order", order,
-                                "--checkpoint-interval", "1s"));
+        cluster.awaitFreeSlots(parallelism);
+        List<String> args = new ArrayList<>(JobJarCluster.emulatorArgs(emulator));
+        args.addAll(
+                List.of(
+                        "--output",
+                        out.toAbsolutePath().toString(),
+                        "--parallelism",
+                        Integer.toString(parallelism),
+                        "--order",
+                        order,
+                        "--checkpoint-interval",
+                        "1s"));
         args.addAll(flags);
-        return rest.runJar(jarId, SpannerCdcJob.class.getName(), args, savepoint);
+        return cluster.run(args, savepoint);
     }
 
     /** Stops the job with a savepoint; returns its path once the job is FINISHED. */
     private static String stop(String jobId) throws Exception {
         String savepoint =
                 rest.stopWithSavepoint(jobId, HOME.resolve("savepoints"), Duration.ofSeconds(120));
-        awaitFinished(jobId, Duration.ofSeconds(60));
+        cluster.awaitFinished(jobId, Duration.ofSeconds(60));
         return savepoint;
     }
 
     /** Waits until a completed checkpoint of the job committed files beyond {@code before}. */
     private void awaitNewCommittedFiles(String jobId, int before) throws Exception {
-        await(
+        cluster.await(
                 "job " + jobId + " committing files",
                 Duration.ofSeconds(120),
                 () -> {
-                    failIfEnded(jobId);
+                    cluster.failIfEnded(jobId);
                     return rest.completedCheckpoints(jobId) >= 1 && committedFileCount() > before;
                 });
     }
@@ -376,11 +352,11 @@ class SpannerCdcJobLifecycleIT {
     private void awaitRestoredAndCommitting(String jobId, int restores) throws Exception {
         long[] completedAtRestore = {-1};
         int[] filesAtRestore = {0};
-        await(
+        cluster.await(
                 "job " + jobId + " restored " + restores + " times and committing files",
                 Duration.ofSeconds(150),
                 () -> {
-                    failIfEnded(jobId);
+                    cluster.failIfEnded(jobId);
                     if (completedAtRestore[0] < 0) {
                         if (rest.restoredCount(jobId) < restores
                                 || !rest.jobState(jobId).equals("RUNNING")) {
@@ -392,32 +368,6 @@ class SpannerCdcJobLifecycleIT {
                     return rest.completedCheckpoints(jobId) >= completedAtRestore[0] + 2
                             && committedFileCount() > filesAtRestore[0];
                 });
-    }
-
-    private static void killAndReplaceTaskManager() throws Exception {
-        StandaloneFlinkCluster.kill(taskManager);
-        taskManager = cluster.startTaskManager();
-    }
-
-    private static void awaitFinished(String jobId, Duration timeout) throws Exception {
-        await(
-                "job " + jobId + " FINISHED",
-                timeout,
-                () -> {
-                    String s = rest.jobState(jobId);
-                    if (s.equals("FAILED") || s.equals("CANCELED")) {
-                        throw new AssertionError(s + ": " + rest.exceptions(jobId));
-                    }
-                    return s.equals("FINISHED");
-                });
-    }
-
-    private static void failIfEnded(String jobId) throws Exception {
-        String s = rest.jobState(jobId);
-        if (s.equals("FAILED") || s.equals("CANCELED") || s.equals("FINISHED")) {
-            throw new AssertionError(
-                    "job " + jobId + " ended early: " + s + ": " + rest.exceptions(jobId));
-        }
     }
 
     private int committedFileCount() throws IOException {
@@ -451,53 +401,5 @@ class SpannerCdcJobLifecycleIT {
         assertThat(ChangeFiles.rowsOutOfCommitOrder(out, emulator))
                 .as("rows whose changes a file holds out of commit order")
                 .isEmpty();
-    }
-
-    /** A check that may throw; an IOException means "not yet". */
-    private interface Check {
-        boolean ok() throws Exception;
-    }
-
-    private static void await(String what, Duration timeout, Check check) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        Exception last = null;
-        while (System.nanoTime() < deadline) {
-            if (!cluster.jobManager().isAlive()) {
-                throw new AssertionError(
-                        "The JobManager exited with "
-                                + cluster.jobManager().exitValue()
-                                + " while waiting for "
-                                + what
-                                + "; logs in "
-                                + cluster.logDir().toAbsolutePath());
-            }
-            try {
-                if (check.ok()) {
-                    return;
-                }
-            } catch (IOException e) {
-                last = e;
-            }
-            Thread.sleep(250); // polls the condition
-        }
-        throw new AssertionError(
-                "Timed out after "
-                        + timeout
-                        + " waiting for "
-                        + what
-                        + "; logs in "
-                        + cluster.logDir().toAbsolutePath(),
-                last);
-    }
-
-    private static void deleteRecursively(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
     }
 }
