@@ -2,12 +2,6 @@ package io.spannercs.sql;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.google.cloud.NoCredentials;
-import com.google.cloud.spanner.DatabaseClient;
-import com.google.cloud.spanner.DatabaseId;
-import com.google.cloud.spanner.Mutation;
-import com.google.cloud.spanner.Spanner;
-import com.google.cloud.spanner.SpannerOptions;
 import io.spannercs.emulator.SpannerEmulator;
 import io.spannercs.testcluster.Jcmd;
 import io.spannercs.testcluster.StandaloneFlinkCluster;
@@ -113,7 +107,7 @@ abstract class SessionClusterJobs {
                                         "env.java.opts.all: -XX:SoftRefLRUPolicyMSPerMB=0"),
                                 jarInLib ? List.of(JAR) : List.of())) {
             Instant start = Instant.now();
-            write(emulator);
+            ItemRows.write(emulator, ROWS);
             // Every row is committed when write returns: the bounded jobs end here, a time that
             // has passed before the first job starts.
             Instant end = Instant.now();
@@ -202,34 +196,6 @@ abstract class SessionClusterJobs {
                 .doesNotContain("io.spannercs.shaded");
         long millis = Long.parseLong(result.split("\\s+")[2]);
         assertThat(millis).as("time until job %d failed", job).isLessThanOrEqualTo(limitMillis);
-    }
-
-    private static void write(SpannerEmulator emulator) {
-        try (Spanner spanner =
-                SpannerOptions.newBuilder()
-                        .setProjectId(emulator.projectId())
-                        .setEmulatorHost(emulator.hostPort())
-                        .setCredentials(NoCredentials.getInstance())
-                        .setBuiltInMetricsEnabled(false)
-                        .build()
-                        .getService()) {
-            DatabaseClient client =
-                    spanner.getDatabaseClient(
-                            DatabaseId.of(
-                                    emulator.projectId(),
-                                    emulator.instanceId(),
-                                    emulator.databaseId()));
-            for (long id = 1; id <= ROWS; id++) {
-                client.write(
-                        List.of(
-                                Mutation.newInsertBuilder("Items")
-                                        .set("Id")
-                                        .to(id)
-                                        .set("Name")
-                                        .to("item-" + id)
-                                        .build()));
-            }
-        }
     }
 
     /**

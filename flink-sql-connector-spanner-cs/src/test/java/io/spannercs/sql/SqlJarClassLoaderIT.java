@@ -2,10 +2,6 @@ package io.spannercs.sql;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.google.cloud.NoCredentials;
-import com.google.cloud.spanner.DatabaseClient;
-import com.google.cloud.spanner.DatabaseId;
-import com.google.cloud.spanner.Mutation;
 import io.spannercs.emulator.SpannerEmulator;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
@@ -72,31 +68,7 @@ class SqlJarClassLoaderIT {
                                         + " (value_capture_type = 'NEW_ROW_AND_OLD_VALUES');\n")
                         .start()) {
             Instant start = Instant.now();
-            try (com.google.cloud.spanner.Spanner spanner =
-                    com.google.cloud.spanner.SpannerOptions.newBuilder()
-                            .setProjectId(emulator.projectId())
-                            .setEmulatorHost(emulator.hostPort())
-                            .setCredentials(NoCredentials.getInstance())
-                            .setBuiltInMetricsEnabled(false)
-                            .build()
-                            .getService()) {
-                DatabaseClient client =
-                        spanner.getDatabaseClient(
-                                DatabaseId.of(
-                                        emulator.projectId(),
-                                        emulator.instanceId(),
-                                        emulator.databaseId()));
-                for (long id = 1; id <= 5; id++) {
-                    client.write(
-                            List.of(
-                                    Mutation.newInsertBuilder("Items")
-                                            .set("Id")
-                                            .to(id)
-                                            .set("Name")
-                                            .to("item-" + id)
-                                            .build()));
-                }
-            }
+            ItemRows.write(emulator, 5);
             Instant end = Instant.now();
 
             String ddl =
