@@ -29,6 +29,11 @@ import org.apache.flink.util.Collector;
  * events PartitionStream converted it to; partition records become reports to the enumerator; every
  * record advances the split's position and, through it, the split's watermark (never above the
  * enumerator's low watermark, never at or past a pending barrier).
+ *
+ * <p>Each element is deserialized before any of it is emitted or changes the split's state: a
+ * deserializer that fails leaves neither part of a record downstream nor a state part-way through
+ * it, so the reader can still take a checkpoint while its failure waits (see {@link
+ * #failedWhileEmitting()}).
  */
 @Internal
 public final class ChangeStreamRecordEmitter<T>
@@ -39,7 +44,10 @@ public final class ChangeStreamRecordEmitter<T>
     private final ReaderSharedState shared;
     private final ReportOutbox outbox;
     private final LocalBarriers localBarriers;
-    private final ForwardingCollector<T> collector = new ForwardingCollector<>();
+    private final BufferingCollector<T> collector = new BufferingCollector<>();
+    // True from the first value handed downstream until the element is done: a failure meanwhile
+    // came from the operators chained after the source, or left the split's state part-way.
+    private boolean emitting;
     private final Counter numRecordsIn;
     private final Counter numSnapshotRows;
 
@@ -68,9 +76,47 @@ public final class ChangeStreamRecordEmitter<T>
         this.localBarriers = localBarriers;
     }
 
+    /**
+     * Whether the last element failed after it began to go downstream: the operators chained after
+     * the source, or the split's state, may then stand part-way through it, and no checkpoint may
+     * be taken. A failure of the deserializer, or of reading, leaves this false.
+     */
+    boolean failedWhileEmitting() {
+        return emitting;
+    }
+
     @Override
     public void emitRecord(FetchedRecord element, SourceOutput<T> output, SplitState splitState)
             throws Exception {
+        collector.clear();
+        deserialize(element, splitState);
+        emitting = true;
+        emitDeserialized(element, output, splitState);
+        emitting = false;
+    }
+
+    /** Runs the user's deserializer over the element's change events, holding what it returns. */
+    private void deserialize(FetchedRecord element, SplitState splitState) throws Exception {
+        if (splitState instanceof SnapshotSplitState snapshot) {
+            if (element.kind() == FetchedRecord.Kind.SNAPSHOT_ROW) {
+                // Counted before the deserializer and the operators downstream (a sink opening its
+                // first file) hold it a while: numRecordsIn already counts it, and a reporter must
+                // not see it as a change in between.
+                numSnapshotRows.inc();
+                long micros = snapshot.split().snapshotMicros();
+                collector.timestamp = Math.floorDiv(micros, 1000);
+                deserializer.deserialize(snapshotEvent(element.row(), snapshot), collector);
+            }
+        } else if (element.record() instanceof DataChangeRecord d && element.events() != null) {
+            collector.timestamp = Math.floorDiv(d.timestampMicros(), 1000);
+            for (ChangeEvent event : element.events().events()) {
+                deserializer.deserialize(event, collector);
+            }
+        }
+    }
+
+    private void emitDeserialized(
+            FetchedRecord element, SourceOutput<T> output, SplitState splitState) throws Exception {
         if (element.record() instanceof DataChangeRecord d) {
             numRecordsIn.inc(d.mods().size() - 1L);
             shared.countRowChanges(d.mods().size());
@@ -115,47 +161,39 @@ public final class ChangeStreamRecordEmitter<T>
         emitWatermark(output, state);
     }
 
-    /**
-     * A snapshot row is an INSERT at the snapshot timestamp, flagged as a snapshot row; the end of
-     * a snapshot split is reported to the enumerator.
-     */
-    private void emitSnapshot(FetchedRecord element, SourceOutput<T> output, SnapshotSplitState s)
-            throws Exception {
+    /** The end of a snapshot split is reported to the enumerator. */
+    private void emitSnapshot(FetchedRecord element, SourceOutput<T> output, SnapshotSplitState s) {
         if (element.kind() == FetchedRecord.Kind.SNAPSHOT_ROW) {
-            SnapshotRow row = element.row();
-            long micros = s.split().snapshotMicros();
-            ChangeEvent event =
-                    ChangeEvent.builder()
-                            .table(s.split().table())
-                            .changeType(ChangeType.INSERT)
-                            .keys(row.keys())
-                            .newValues(row.values())
-                            .oldValues(Map.of())
-                            .commitTimestamp(
-                                    Instant.ofEpochSecond(
-                                            Math.floorDiv(micros, 1_000_000L),
-                                            Math.floorMod(micros, 1_000_000L) * 1000L))
-                            .serverTransactionId("")
-                            .recordSequence("")
-                            .transactionTag("")
-                            .partitionToken(s.token())
-                            .valueCaptureType("NEW_ROW")
-                            .columnTypes(row.columnTypes())
-                            .snapshot(true)
-                            .buildOwningMaps();
-            // Counted before it goes downstream, where chained operators (a sink opening its
-            // first file) may hold it a while: numRecordsIn already counts it, and a reporter must
-            // not see it as a change in between.
-            numSnapshotRows.inc();
-            collector.target = output;
-            collector.timestamp = Math.floorDiv(micros, 1000);
-            deserializer.deserialize(event, collector);
-            s.emitted(row.key());
+            collector.emitTo(output);
+            s.emitted(element.row().key());
         } else if (element.kind() == FetchedRecord.Kind.SNAPSHOT_DONE) {
             outbox.add(s, new PartitionReport.SnapshotFinished(s.token(), s.rowsEmitted()));
             s.markFinished();
             outbox.progressChanged();
         }
+    }
+
+    /** A snapshot row is an INSERT at the snapshot timestamp, flagged as a snapshot row. */
+    private static ChangeEvent snapshotEvent(SnapshotRow row, SnapshotSplitState s) {
+        long micros = s.split().snapshotMicros();
+        return ChangeEvent.builder()
+                .table(s.split().table())
+                .changeType(ChangeType.INSERT)
+                .keys(row.keys())
+                .newValues(row.values())
+                .oldValues(Map.of())
+                .commitTimestamp(
+                        Instant.ofEpochSecond(
+                                Math.floorDiv(micros, 1_000_000L),
+                                Math.floorMod(micros, 1_000_000L) * 1000L))
+                .serverTransactionId("")
+                .recordSequence("")
+                .transactionTag("")
+                .partitionToken(s.token())
+                .valueCaptureType("NEW_ROW")
+                .columnTypes(row.columnTypes())
+                .snapshot(true)
+                .buildOwningMaps();
     }
 
     private void emitRecord(
@@ -192,11 +230,7 @@ public final class ChangeStreamRecordEmitter<T>
                     "Data change record of " + state.token() + " was not converted: " + d);
         }
         numRecordsFiltered.inc(converted.filtered());
-        collector.target = output;
-        collector.timestamp = Math.floorDiv(d.timestampMicros(), 1000);
-        for (ChangeEvent event : converted.events()) {
-            deserializer.deserialize(event, collector);
-        }
+        collector.emitTo(output);
         state.advance(d);
     }
 
@@ -289,14 +323,28 @@ public final class ChangeStreamRecordEmitter<T>
         return Math.floorDiv(micros + 1, 1000) - 1;
     }
 
-    /** Passes deserialized values to the split output with the commit timestamp. */
-    private static final class ForwardingCollector<T> implements Collector<T> {
-        SourceOutput<T> target;
+    /**
+     * Holds the values the deserializer returns for one element, with the element's timestamp,
+     * until the element goes downstream.
+     */
+    private static final class BufferingCollector<T> implements Collector<T> {
+        private final List<T> values = new ArrayList<>();
         long timestamp;
 
         @Override
         public void collect(T record) {
-            target.collect(record, timestamp);
+            values.add(record);
+        }
+
+        void emitTo(SourceOutput<T> output) {
+            for (T value : values) {
+                output.collect(value, timestamp);
+            }
+            values.clear();
+        }
+
+        void clear() {
+            values.clear();
         }
 
         @Override

@@ -78,9 +78,12 @@ public final class ChangeStreamSourceReader<T>
     static final long FAILURE_QUIET_WAIT_MILLIS = 10_000;
 
     // The failure this reader waits to throw until the enumerator has stopped sending (see
-    // failOnceEnumeratorIsQuiet), and what completes when it has, or when the wait ran out.
+    // failOnceEnumeratorIsQuiet), whether it broke the operators downstream or the split states,
+    // and what completes when the enumerator has stopped, or when the wait ran out.
     private Exception failure;
+    private boolean failedWhileEmitting;
     private CompletableFuture<Void> enumeratorQuiet;
+    private boolean enumeratorConfirmed;
 
     private long lastProgressNanos;
     // The output of the last poll (the same for the reader's life), for watermarks between polls.
@@ -237,6 +240,9 @@ public final class ChangeStreamSourceReader<T>
     @Override
     public void addSplits(List<SpannerSplit> splits) {
         super.addSplits(splits);
+        if (failure != null) {
+            return; // kept for checkpoints while the failure waits; the enumerator hears no more
+        }
         // First of all, tell the enumerator where these splits resume: after a failover its view
         // may be ahead of this reader's restored state.
         List<SplitsResumedEvent.ResumedSplit> resumed = new ArrayList<>(splits.size());
@@ -275,7 +281,7 @@ public final class ChangeStreamSourceReader<T>
     public InputStatus pollNext(ReaderOutput<T> output) throws Exception {
         if (failure != null) {
             if (enumeratorQuiet.isDone()) {
-                throw failure;
+                throw failureOnceQuiet();
             }
             return InputStatus.NOTHING_AVAILABLE;
         }
@@ -314,8 +320,24 @@ public final class ChangeStreamSourceReader<T>
             throw e;
         }
         failure = e;
+        failedWhileEmitting |= ((ChangeStreamRecordEmitter<T>) recordEmitter).failedWhileEmitting();
         enumeratorQuiet = quiet;
         return InputStatus.NOTHING_AVAILABLE;
+    }
+
+    /** The failure, noting when the enumerator did not confirm in time. */
+    private Exception failureOnceQuiet() {
+        if (!enumeratorConfirmed) {
+            String note =
+                    "The enumerator did not confirm within "
+                            + FAILURE_QUIET_WAIT_MILLIS
+                            + " ms that it stopped sending to subtask "
+                            + context.getIndexOfSubtask()
+                            + "; Flink may report an event to it as lost.";
+            LOG.warn(note);
+            failure.addSuppressed(new IllegalStateException(note));
+        }
+        return failure;
     }
 
     /** Each exception of the chain, outermost first: Flink's fetcher wraps the useful one. */
@@ -326,16 +348,6 @@ public final class ChangeStreamSourceReader<T>
             out.append("; caused by ").append(c);
         }
         return out.toString();
-    }
-
-    private void awaitEnumeratorQuiet() {
-        try {
-            enumeratorQuiet.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt(); // the task is being cancelled
-        } catch (java.util.concurrent.ExecutionException e) {
-            // completed normally only
-        }
     }
 
     private static void completeAfterWait(CompletableFuture<Void> quiet) {
@@ -358,7 +370,9 @@ public final class ChangeStreamSourceReader<T>
         // per record cost more than reading it. Nothing waits once the reader has no record.
         flushReports(false, status != InputStatus.MORE_AVAILABLE);
         this.output = output;
+        failedWhileEmitting = true; // the watermark goes through the operators downstream
         emitLowWatermarkWithoutPartitions();
+        failedWhileEmitting = false;
         return status;
     }
 
@@ -424,6 +438,7 @@ public final class ChangeStreamSourceReader<T>
     public void handleSourceEvents(SourceEvent event) {
         if (failure != null) {
             if (event instanceof EventsStoppedEvent) {
+                enumeratorConfirmed = true;
                 enumeratorQuiet.complete(null);
             }
             return; // a failing reader acts on nothing more
@@ -457,19 +472,27 @@ public final class ChangeStreamSourceReader<T>
 
     @Override
     public List<SpannerSplit> snapshotState(long checkpointId) {
-        if (failure != null) {
-            // Failing the task now would race the enumerator's EventsStoppedEvent: Flink would
-            // report it lost and fail the task again, and if that reached the JobManager first
-            // the job would restart even for a failure a restart cannot fix. While this thread
-            // waits (at most the rest of FAILURE_QUIET_WAIT_MILLIS), the event is queued for it.
-            awaitEnumeratorQuiet();
-            // The split states may stand part-way through what failed: no place to resume from.
+        if (failure != null && (failedWhileEmitting || enumeratorQuiet.isDone())) {
+            // The split states or the operators downstream may stand part-way through what
+            // failed, or the task fails anyway: no place to resume from.
             throw new IllegalStateException(
                     "Subtask "
                             + context.getIndexOfSubtask()
                             + " failed before checkpoint "
                             + checkpointId,
                     failure);
+        }
+        if (failure != null) {
+            // The enumerator's answer cannot come by waiting here: Flink holds every event from
+            // the coordinator to this subtask, from the coordinator's part of this checkpoint
+            // until the subtask's part is done. Failing the task now would make Flink report the
+            // held answer as lost, a second failure that could restart the job. The failure came
+            // from reading or from the deserializer, between elements: the split states hold
+            // exactly what went downstream, a checkpoint like any other.
+            LOG.info(
+                    "Subtask {} takes checkpoint {} while its failure waits for the enumerator",
+                    context.getIndexOfSubtask(),
+                    checkpointId);
         }
         Map<String, SpannerSplit> splits = new LinkedHashMap<>();
         for (SpannerSplit split : super.snapshotState(checkpointId)) {

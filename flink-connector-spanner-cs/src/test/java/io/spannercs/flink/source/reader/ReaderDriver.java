@@ -41,9 +41,15 @@ final class ReaderDriver implements AutoCloseable {
 
     /** A started reader with {@code splits} (new or restored). */
     ReaderDriver(SpannerSourceConfig config, List<SpannerSplit> splits) {
-        reader =
-                ChangeStreamSourceReader.create(
-                        config, ChangeEventDeserializer.changeEvents(), ChangeFilter.ALL, context);
+        this(config, splits, ChangeEventDeserializer.changeEvents());
+    }
+
+    /** As above, with the user's {@code deserializer}. */
+    ReaderDriver(
+            SpannerSourceConfig config,
+            List<SpannerSplit> splits,
+            ChangeEventDeserializer<ChangeEvent> deserializer) {
+        reader = ChangeStreamSourceReader.create(config, deserializer, ChangeFilter.ALL, context);
         reader.addSplits(splits);
         reader.start();
     }
