@@ -1,5 +1,6 @@
 package io.spannercs.flink.source.enumerator;
 
+import io.spannercs.flink.source.TestConfigs;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.event.EnumeratorEventsEvent;
 import io.spannercs.flink.source.event.ReaderReportsEvent;
@@ -100,28 +101,7 @@ final class EnumeratorHarness implements AutoCloseable {
     }
 
     static SpannerSourceConfig config(long endMicros) {
-        return new SpannerSourceConfig(
-                "p",
-                "i",
-                "d",
-                "orders_cs",
-                START,
-                endMicros,
-                Duration.ofSeconds(1),
-                null,
-                null,
-                null,
-                null,
-                true,
-                BARRIER_TIMEOUT,
-                10,
-                Duration.ofMinutes(30),
-                true,
-                100,
-                Duration.ofSeconds(1),
-                null,
-                null,
-                io.spannercs.flink.source.UnknownValueHandling.FAIL);
+        return TestConfigs.config(TestConfigs.builder("orders_cs", START, endMicros));
     }
 
     static NewPartition partition(String token, long startMicros, String... parents) {

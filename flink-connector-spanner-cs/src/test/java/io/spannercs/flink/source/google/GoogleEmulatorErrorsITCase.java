@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.cloud.spanner.DatabaseId;
 import io.spannercs.flink.source.NonRecoverableSourceException;
-import io.spannercs.flink.source.UnknownValueHandling;
+import io.spannercs.flink.source.TestConfigs;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.config.SpannerSourceConfig.PartitionMode;
 import io.spannercs.flink.source.spanner.SpannerRootPartitions;
@@ -48,28 +48,16 @@ class GoogleEmulatorErrorsITCase {
     private static SpannerSourceConfig config(
             String database, String stream, Instant start, PartitionMode mode) {
         long micros = start.getEpochSecond() * 1_000_000L + start.getNano() / 1000;
-        return new SpannerSourceConfig(
-                GoogleGateway.PROJECT,
-                DB.getInstanceId().getInstance(),
-                database,
-                stream,
-                micros,
-                micros + 1_000_000L,
-                Duration.ofSeconds(1),
-                google.hostPort(),
-                null,
-                null,
-                null,
-                true,
-                Duration.ofMinutes(1),
-                10,
-                Duration.ofMinutes(30),
-                true,
-                100,
-                Duration.ofSeconds(1),
-                mode,
-                null,
-                UnknownValueHandling.FAIL);
+        return TestConfigs.config(
+                TestConfigs.builder(
+                                GoogleGateway.PROJECT,
+                                DB.getInstanceId().getInstance(),
+                                database,
+                                stream,
+                                micros,
+                                micros + 1_000_000L)
+                        .setEmulatorHost(google.hostPort())
+                        .setPartitionMode(mode));
     }
 
     private static Throwable rootQueryFailure(SpannerSourceConfig config) {

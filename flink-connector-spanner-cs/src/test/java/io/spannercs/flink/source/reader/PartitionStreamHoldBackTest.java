@@ -10,7 +10,7 @@ import com.google.spanner.v1.Mutation;
 import io.spannercs.emulator.SpannerEmulator;
 import io.spannercs.emulator.storage.CommittedTransaction;
 import io.spannercs.flink.source.ChangeFilter;
-import io.spannercs.flink.source.UnknownValueHandling;
+import io.spannercs.flink.source.TestConfigs;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.config.SpannerSourceConfig.PartitionMode;
 import io.spannercs.flink.source.record.DataChangeRecord;
@@ -193,28 +193,13 @@ class PartitionStreamHoldBackTest {
     }
 
     private SpannerSourceConfig config(long endMicros) {
-        return new SpannerSourceConfig(
-                emulator.projectId(),
-                emulator.instanceId(),
-                emulator.databaseId(),
-                "cs",
-                0,
-                endMicros,
-                Duration.ofMillis(100),
-                emulator.hostPort(),
-                null,
-                null,
-                null,
-                true,
-                Duration.ofMinutes(1),
-                10,
-                Duration.ofMinutes(30),
-                true,
-                BUFFERED,
-                Duration.ofMillis(100),
-                PartitionMode.IMMUTABLE_KEY_RANGE,
-                Dialect.GOOGLE_STANDARD_SQL,
-                UnknownValueHandling.FAIL);
+        return TestConfigs.config(
+                TestConfigs.onEmulator(emulator, "cs", 0, endMicros)
+                        .setHeartbeatInterval(Duration.ofMillis(100))
+                        .setBufferedRecordsPerPartition(BUFFERED)
+                        .setProgressInterval(Duration.ofMillis(100))
+                        .setPartitionMode(PartitionMode.IMMUTABLE_KEY_RANGE)
+                        .setDialect(Dialect.GOOGLE_STANDARD_SQL));
     }
 
     private static Mutation insert(long k) {

@@ -11,7 +11,7 @@ import io.spannercs.emulator.changestream.ChangeStream;
 import io.spannercs.emulator.changestream.ChurnOp;
 import io.spannercs.emulator.storage.CommittedTransaction;
 import io.spannercs.flink.format.ChangeEvent;
-import io.spannercs.flink.source.UnknownValueHandling;
+import io.spannercs.flink.source.TestConfigs;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.split.PartitionReport;
 import io.spannercs.flink.source.split.PartitionSplit;
@@ -389,29 +389,16 @@ class RestoredPartitionTest {
 
     /** Without reads ahead: the queries counted are the partition's own. */
     private SpannerSourceConfig config(String mode, long endMicros) {
-        return new SpannerSourceConfig(
-                        emulator.projectId(),
-                        emulator.instanceId(),
-                        emulator.databaseId(),
-                        "cs",
-                        0,
-                        endMicros,
-                        Duration.ofMillis(100),
-                        emulator.hostPort(),
-                        null,
-                        null,
-                        null,
-                        true,
-                        Duration.ofMinutes(5),
-                        100,
-                        Duration.ofMinutes(30),
-                        true,
-                        1000,
-                        Duration.ofMillis(50),
-                        SpannerSourceConfig.PartitionMode.valueOf(mode),
-                        Dialect.GOOGLE_STANDARD_SQL,
-                        UnknownValueHandling.FAIL)
-                .withReadAhead(false);
+        return TestConfigs.config(
+                TestConfigs.onEmulator(emulator, "cs", 0, endMicros)
+                        .setHeartbeatInterval(Duration.ofMillis(100))
+                        .setBarrierTimeout(Duration.ofMinutes(5))
+                        .setMaxConcurrentPartitionsPerReader(100)
+                        .setBufferedRecordsPerPartition(1000)
+                        .setProgressInterval(Duration.ofMillis(50))
+                        .setPartitionMode(SpannerSourceConfig.PartitionMode.valueOf(mode))
+                        .setDialect(Dialect.GOOGLE_STANDARD_SQL)
+                        .setReadAhead(false));
     }
 
     private static Mutation upsert(long k) {

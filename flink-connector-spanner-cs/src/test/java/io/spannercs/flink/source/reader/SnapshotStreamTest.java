@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.google.cloud.spanner.Dialect;
 import com.google.cloud.spanner.ErrorCode;
 import com.google.cloud.spanner.SpannerExceptionFactory;
-import io.spannercs.flink.source.UnknownValueHandling;
+import io.spannercs.flink.source.TestConfigs;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.config.SpannerSourceConfig.PartitionMode;
 import io.spannercs.flink.source.record.ChangeRecord;
@@ -186,27 +186,13 @@ class SnapshotStreamTest {
     }
 
     static SpannerSourceConfig config() {
-        return new SpannerSourceConfig(
-                "p",
-                "i",
-                "d",
-                "cs",
-                0,
-                Long.MAX_VALUE,
-                Duration.ofMillis(100),
-                "127.0.0.1:1",
-                null,
-                null,
-                null,
-                true,
-                Duration.ofMinutes(1),
-                10,
-                Duration.ofMinutes(30),
-                true,
-                BUFFERED,
-                Duration.ofMillis(100),
-                PartitionMode.IMMUTABLE_KEY_RANGE,
-                Dialect.GOOGLE_STANDARD_SQL,
-                UnknownValueHandling.FAIL);
+        return TestConfigs.config(
+                TestConfigs.builder("cs", 0, SpannerSourceConfig.NO_END)
+                        .setHeartbeatInterval(Duration.ofMillis(100))
+                        .setEmulatorHost("127.0.0.1:1")
+                        .setBufferedRecordsPerPartition(BUFFERED)
+                        .setProgressInterval(Duration.ofMillis(100))
+                        .setPartitionMode(PartitionMode.IMMUTABLE_KEY_RANGE)
+                        .setDialect(Dialect.GOOGLE_STANDARD_SQL));
     }
 }

@@ -8,6 +8,7 @@ import com.google.cloud.spanner.Dialect;
 import com.google.cloud.spanner.Spanner;
 import io.spannercs.emulator.SpannerEmulator;
 import io.spannercs.flink.source.NonRecoverableSourceException;
+import io.spannercs.flink.source.TestConfigs;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.config.SpannerSourceConfig.PartitionMode;
 import java.time.Duration;
@@ -44,28 +45,11 @@ class ChangeStreamQueryTest {
     }
 
     private SpannerSourceConfig config(String stream, PartitionMode mode, Dialect dialect) {
-        return new SpannerSourceConfig(
-                emulator.projectId(),
-                emulator.instanceId(),
-                emulator.databaseId(),
-                stream,
-                0,
-                SpannerSourceConfig.NO_END,
-                Duration.ofSeconds(1),
-                emulator.hostPort(),
-                null,
-                null,
-                null,
-                true,
-                Duration.ofMinutes(1),
-                10,
-                Duration.ofMinutes(30),
-                true,
-                100,
-                Duration.ofMillis(100),
-                mode,
-                dialect,
-                io.spannercs.flink.source.UnknownValueHandling.FAIL);
+        return TestConfigs.config(
+                TestConfigs.onEmulator(emulator, stream, 0, SpannerSourceConfig.NO_END)
+                        .setProgressInterval(Duration.ofMillis(100))
+                        .setPartitionMode(mode)
+                        .setDialect(dialect));
     }
 
     private ChangeStreamQuery detect(String stream, PartitionMode mode, Dialect dialect) {
@@ -102,28 +86,16 @@ class ChangeStreamQueryTest {
     @Test
     void aDatabaseThatDoesNotExistFailsOnceNamingTheOptions() {
         SpannerSourceConfig config =
-                new SpannerSourceConfig(
-                        emulator.projectId(),
-                        emulator.instanceId(),
-                        "no_such_db",
-                        "mutable_cs",
-                        0,
-                        SpannerSourceConfig.NO_END,
-                        Duration.ofSeconds(1),
-                        emulator.hostPort(),
-                        null,
-                        null,
-                        null,
-                        true,
-                        Duration.ofMinutes(1),
-                        10,
-                        Duration.ofMinutes(30),
-                        true,
-                        100,
-                        Duration.ofMillis(100),
-                        null,
-                        null,
-                        io.spannercs.flink.source.UnknownValueHandling.FAIL);
+                TestConfigs.config(
+                        TestConfigs.builder(
+                                        emulator.projectId(),
+                                        emulator.instanceId(),
+                                        "no_such_db",
+                                        "mutable_cs",
+                                        0,
+                                        SpannerSourceConfig.NO_END)
+                                .setEmulatorHost(emulator.hostPort())
+                                .setProgressInterval(Duration.ofMillis(100)));
         DatabaseClient client = SpannerClients.databaseClient(spanner, config);
         assertThatThrownBy(() -> ChangeStreamQuery.detect(client, config))
                 .isInstanceOf(NonRecoverableSourceException.class)

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.google.cloud.spanner.ErrorCode;
 import com.google.cloud.spanner.SpannerException;
 import com.google.cloud.spanner.SpannerExceptionFactory;
+import io.spannercs.flink.source.TestConfigs;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.shaded.io.grpc.RelocatedStatusException;
 import java.io.IOException;
@@ -65,28 +66,9 @@ class ClientErrorsTest {
     }
 
     private static SpannerSourceConfig config(String emulatorHost) {
-        return new SpannerSourceConfig(
-                "p",
-                "i",
-                "d",
-                "orders_cs",
-                1_700_000_000_000_000L,
-                SpannerSourceConfig.NO_END,
-                Duration.ofSeconds(1),
-                emulatorHost,
-                null,
-                null,
-                null,
-                true,
-                Duration.ofMinutes(1),
-                10,
-                Duration.ofMinutes(30),
-                true,
-                100,
-                Duration.ofSeconds(1),
-                null,
-                null,
-                io.spannercs.flink.source.UnknownValueHandling.FAIL);
+        return TestConfigs.config(
+                TestConfigs.builder("orders_cs", 1_700_000_000_000_000L, SpannerSourceConfig.NO_END)
+                        .setEmulatorHost(emulatorHost));
     }
 
     @Test

@@ -7,9 +7,9 @@ import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.Spanner;
 import com.google.cloud.spanner.Statement;
 import io.spannercs.emulator.SpannerEmulator;
+import io.spannercs.flink.source.TestConfigs;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.testing.LogCapture;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -75,28 +75,8 @@ class ClientLoggingTest {
     }
 
     private static SpannerSourceConfig config() {
-        return new SpannerSourceConfig(
-                emulator.projectId(),
-                emulator.instanceId(),
-                emulator.databaseId(),
-                "orders_cs",
-                0,
-                SpannerSourceConfig.NO_END,
-                Duration.ofSeconds(1),
-                emulator.hostPort(),
-                null,
-                null,
-                null,
-                true,
-                Duration.ofMinutes(1),
-                10,
-                Duration.ofMinutes(30),
-                true,
-                100,
-                Duration.ofSeconds(1),
-                null,
-                null,
-                io.spannercs.flink.source.UnknownValueHandling.FAIL);
+        return TestConfigs.config(
+                TestConfigs.onEmulator(emulator, "orders_cs", 0, SpannerSourceConfig.NO_END));
     }
 
     private static void useAClient() {

@@ -7,9 +7,9 @@ import com.google.cloud.spanner.SpannerException;
 import com.google.cloud.spanner.SpannerExceptionFactory;
 import io.grpc.Status;
 import io.spannercs.flink.source.NonRecoverableSourceException;
+import io.spannercs.flink.source.TestConfigs;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import java.io.IOException;
-import java.time.Duration;
 import org.apache.flink.runtime.executiongraph.failover.ExecutionFailureHandler;
 import org.apache.flink.util.SerializedThrowable;
 import org.junit.jupiter.api.Test;
@@ -174,27 +174,8 @@ class SpannerErrorsTest {
     }
 
     private static SpannerSourceConfig config() {
-        return new SpannerSourceConfig(
-                "p",
-                "i",
-                "d",
-                "orders_cs",
-                1_700_000_000_000_000L,
-                SpannerSourceConfig.NO_END,
-                Duration.ofSeconds(1),
-                null,
-                null,
-                null,
-                null,
-                true,
-                Duration.ofMinutes(1),
-                10,
-                Duration.ofMinutes(30),
-                true,
-                100,
-                Duration.ofSeconds(1),
-                null,
-                null,
-                io.spannercs.flink.source.UnknownValueHandling.FAIL);
+        return TestConfigs.config(
+                TestConfigs.builder(
+                        "orders_cs", 1_700_000_000_000_000L, SpannerSourceConfig.NO_END));
     }
 }

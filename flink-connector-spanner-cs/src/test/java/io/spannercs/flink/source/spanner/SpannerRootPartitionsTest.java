@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.google.cloud.spanner.Dialect;
 import io.spannercs.emulator.SpannerEmulator;
 import io.spannercs.flink.source.NonRecoverableSourceException;
+import io.spannercs.flink.source.TestConfigs;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.config.SpannerSourceConfig.PartitionMode;
 import io.spannercs.flink.source.split.PartitionReport.NewPartition;
@@ -44,28 +45,10 @@ class SpannerRootPartitionsTest {
 
     private static SpannerSourceConfig config(
             String stream, long startMicros, long endMicros, PartitionMode mode) {
-        return new SpannerSourceConfig(
-                emulator.projectId(),
-                emulator.instanceId(),
-                emulator.databaseId(),
-                stream,
-                startMicros,
-                endMicros,
-                Duration.ofSeconds(1),
-                emulator.hostPort(),
-                null,
-                null,
-                SpannerSourceConfig.RpcPriority.LOW,
-                true,
-                Duration.ofMinutes(1),
-                10,
-                Duration.ofMinutes(30),
-                true,
-                100,
-                Duration.ofSeconds(1),
-                mode,
-                null,
-                io.spannercs.flink.source.UnknownValueHandling.FAIL);
+        return TestConfigs.config(
+                TestConfigs.onEmulator(emulator, stream, startMicros, endMicros)
+                        .setRpcPriority(SpannerSourceConfig.RpcPriority.LOW)
+                        .setPartitionMode(mode));
     }
 
     private static long createdMicros(String stream) {
@@ -174,7 +157,11 @@ class SpannerRootPartitionsTest {
     @Test
     void rejectsAStreamNameThatIsNotAnIdentifier() {
         for (String name : List.of("orders cs", "1cs", "cs;DROP TABLE Orders", "cs(", "")) {
-            assertThatThrownBy(() -> new SpannerRootPartitions(config(name, 0, 0)))
+            assertThatThrownBy(
+                            () ->
+                                    new SpannerRootPartitions(
+                                            TestConfigs.withUncheckedStream(
+                                                    config("cs", 0, 0), name)))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("Invalid change stream name");
         }
