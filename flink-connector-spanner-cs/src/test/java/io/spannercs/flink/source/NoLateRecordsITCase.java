@@ -9,6 +9,9 @@ import io.spannercs.emulator.workload.WorkloadGenerator;
 import io.spannercs.flink.format.ChangeEvent;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -24,7 +27,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Event time from heartbeats never makes a record late: under partition churn (new partitions
  * discovered and assigned while others run ahead) a downstream operator compares every record with
  * its current watermark and finds none at or below it. Switching the low-watermark cap off makes
- * the same check find late records, which proves it can fail.
+ * the same check find late records of a partition assigned late, every time, which proves it can
+ * fail.
  */
 @org.junit.jupiter.api.Timeout(value = 4, unit = java.util.concurrent.TimeUnit.MINUTES)
 class NoLateRecordsITCase {
@@ -50,6 +54,8 @@ class NoLateRecordsITCase {
     static final AtomicLong LATE = new AtomicLong();
     static final AtomicLong ON_TIME = new AtomicLong();
     static final AtomicLong WITH_WATERMARK = new AtomicLong();
+    static final Set<String> LATE_PARTITIONS = ConcurrentHashMap.newKeySet();
+    static final Map<String, Long> RECORDS_OF = new ConcurrentHashMap<>();
 
     @ParameterizedTest
     @ValueSource(strings = {"cs", "legacy_cs"})
@@ -71,22 +77,74 @@ class NoLateRecordsITCase {
         assertThat(LATE.get()).as("late records").isZero();
     }
 
+    /**
+     * The negative control: one reader gets the second partition only after it has read the first
+     * to its end, as a reader that gets a partition discovered late. Without the cap its watermark
+     * is then the first partition's end, and the second partition's records are late.
+     */
     @ParameterizedTest
     @ValueSource(strings = {"cs", "legacy_cs"})
-    void withoutTheLowWatermarkCapRecordsAreLate(String stream) throws Exception {
-        // Without the cap, lateness needs a reader to run past a partition's start before that
-        // partition reaches it: a race that legacy mode (children start when parents end) loses
-        // only some of the time. A few attempts show the check can see it.
-        for (int attempt = 0; attempt < 3 && (attempt == 0 || LATE.get() == 0); attempt++) {
-            run(stream, false, EdgeCases.none());
-        }
+    void withoutTheLowWatermarkCapAPartitionAssignedLateIsLate(String stream) throws Exception {
+        String held = runAssignedLate(stream, false);
         assertThat(LATE.get()).as("late records without the cap").isPositive();
+        assertThat(LATE_PARTITIONS).as("partitions with late records").containsOnly(held);
     }
 
-    private void run(String stream, boolean cap, EdgeCases edges) throws Exception {
+    /** The same order with the cap: the reader's watermark waits for the held partition. */
+    @ParameterizedTest
+    @ValueSource(strings = {"cs", "legacy_cs"})
+    void withTheCapAPartitionAssignedLateIsOnTime(String stream) throws Exception {
+        String held = runAssignedLate(stream, true);
+        assertThat(WITH_WATERMARK.get()).as("records checked against a watermark").isPositive();
+        assertThat(RECORDS_OF.get(held)).as("records of the held partition").isPositive();
+        assertThat(LATE.get()).as("late records").isZero();
+    }
+
+    /**
+     * Reads history of two partitions with one reader, the second partition assigned once the first
+     * has ended; returns the second's token.
+     */
+    private String runAssignedLate(String stream, boolean cap) throws Exception {
+        reset();
+        PartitionAssignedLate.released.set(false);
+        try (SpannerEmulator emulator =
+                SpannerEmulator.builder().ddl(DDL).initialPartitions(2).seed(31).start()) {
+            String held = emulator.database().changeStream(stream).liveTokens().get(1);
+            Instant start = Instant.now();
+            new WorkloadGenerator(emulator.database(), WorkloadConfig.builder().seed(3).build())
+                    .runTransactions(300);
+            Instant end = Instant.now();
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+            env.setParallelism(1);
+            env.fromSource(
+                            PartitionAssignedLate.around(
+                                    EmulatorSources.builder(emulator, stream, start, end)
+                                            .setLowWatermarkCap(cap)
+                                            .build(),
+                                    held),
+                            WatermarkStrategy.noWatermarks(),
+                            "spanner")
+                    .process(new LatenessCheck())
+                    .sinkTo(new DiscardingSink<>());
+            env.execute(stream + " partition assigned late, cap " + (cap ? "on" : "off"));
+            assertThat(PartitionAssignedLate.released).as("held partition assigned").isTrue();
+            System.out.printf(
+                    "%s assigned late, cap %s: %d late, %d on time%n",
+                    stream, cap ? "on" : "off", LATE.get(), ON_TIME.get());
+            return held;
+        }
+    }
+
+    private static void reset() {
         LATE.set(0);
         ON_TIME.set(0);
         WITH_WATERMARK.set(0);
+        LATE_PARTITIONS.clear();
+        RECORDS_OF.clear();
+    }
+
+    private void run(String stream, boolean cap, EdgeCases edges) throws Exception {
+        reset();
         try (SpannerEmulator emulator =
                 SpannerEmulator.builder()
                         .ddl(DDL)
@@ -140,8 +198,10 @@ class NoLateRecordsITCase {
             if (watermark != Long.MIN_VALUE) {
                 WITH_WATERMARK.incrementAndGet();
             }
+            RECORDS_OF.merge(e.getPartitionToken(), 1L, Long::sum);
             if (ctx.timestamp() <= watermark) {
                 LATE.incrementAndGet();
+                LATE_PARTITIONS.add(e.getPartitionToken());
             } else {
                 ON_TIME.incrementAndGet();
             }

@@ -202,7 +202,7 @@ class NonRecoverableErrorsITCase {
             JobOutcome o =
                     run(
                             cluster,
-                            new FailingReaderAnsweredAfterCheckpoint<>(
+                            FailingReaderAnsweredAfterCheckpoint.around(
                                     EmulatorSources.builder(
                                                     emulator, "legacy_cs", now, now.plusSeconds(5))
                                             .build()));
