@@ -71,7 +71,10 @@ class JobNameCheckITCase {
         Checked c = check(options(emulator.hostPort(), emulator.databaseId(), ChangeFiles.STREAM));
         assertThat(c.error()).isNull();
         assertThat(c.warnings()).isEmpty();
-        assertThat(c.took()).as("a check on a warm JVM").isLessThan(Duration.ofSeconds(3));
+        // Well inside the check's own 20 s limit, with room for a loaded machine: a check that
+        // waited for its limit (or for the client's threads after it) shows here. How fast it
+        // is belongs to no test.
+        assertThat(c.took()).as("a check on a warm JVM").isLessThan(Duration.ofSeconds(15));
         // GoogleSQL resolves names in any case, and so does the check.
         assertThat(check(options(emulator.hostPort(), emulator.databaseId(), "EveryThing")).error())
                 .isNull();

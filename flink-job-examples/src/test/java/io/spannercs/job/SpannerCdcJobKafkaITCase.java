@@ -68,8 +68,17 @@ class SpannerCdcJobKafkaITCase {
                             .setNumberSlotsPerTaskManager(2)
                             .build());
 
-    /** How long the job reads: the writes, the restart and the catching up fit in it. */
-    private static final Duration READ_FOR = Duration.ofSeconds(20);
+    /**
+     * How long the job reads: the writes, the restart and the catching up fit in it, with room for
+     * a machine under load (20 s was too short at a load of 25).
+     */
+    private static final Duration READ_FOR = Duration.ofSeconds(30);
+
+    /**
+     * Transactions the client must have written by the end: two churns of the partitions, and
+     * changes of both tables. Not more: the pace is the machine's (39 at a load of 25, 20 s).
+     */
+    private static final int MIN_WRITES = 20;
 
     private static final int PARTITIONS = 3;
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -136,7 +145,7 @@ class SpannerCdcJobKafkaITCase {
                                     .getLatestRestoredCheckpoint())
                     .as("a restore from a checkpoint")
                     .isNotNull();
-            assertThat(writes.get(30, TimeUnit.SECONDS)).isGreaterThan(50);
+            assertThat(writes.get(30, TimeUnit.SECONDS)).isGreaterThanOrEqualTo(MIN_WRITES);
 
             List<ConsumerRecord<byte[], byte[]>> records =
                     readCommitted(kafka.bootstrapServers(), topics);
@@ -164,7 +173,7 @@ class SpannerCdcJobKafkaITCase {
             }
 
             List<String> expected = ChangeFiles.expected(emulator, start, end);
-            assertThat(expected).hasSizeGreaterThan(100);
+            assertThat(expected).hasSizeGreaterThanOrEqualTo(MIN_WRITES);
             assertThat(actual)
                     .doesNotHaveDuplicates()
                     .containsExactlyInAnyOrderElementsOf(expected);

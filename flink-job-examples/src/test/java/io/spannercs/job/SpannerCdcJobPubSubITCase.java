@@ -65,8 +65,17 @@ class SpannerCdcJobPubSubITCase {
                             .setNumberSlotsPerTaskManager(2)
                             .build());
 
-    /** How long the job reads: the writes, the restart and the catching up fit in it. */
-    private static final Duration READ_FOR = Duration.ofSeconds(20);
+    /**
+     * How long the job reads: the writes, the restart and the catching up fit in it, with room for
+     * a machine under load (20 s was too short at a load of 25).
+     */
+    private static final Duration READ_FOR = Duration.ofSeconds(30);
+
+    /**
+     * Transactions the client must have written by the end: two churns of the partitions, and
+     * changes of both tables. Not more: the pace is the machine's (39 at a load of 25, 20 s).
+     */
+    private static final int MIN_WRITES = 20;
 
     @Test
     void everyChangeAtLeastOnceEachRowInCommitOrderThroughARestartAndAFilterByTable(
@@ -157,10 +166,10 @@ class SpannerCdcJobPubSubITCase {
                                         .getLatestRestoredCheckpoint())
                         .as("a restore from a checkpoint")
                         .isNotNull();
-                assertThat(writes.get(30, TimeUnit.SECONDS)).isGreaterThan(50);
+                assertThat(writes.get(30, TimeUnit.SECONDS)).isGreaterThanOrEqualTo(MIN_WRITES);
 
                 List<String> expected = ChangeFiles.expected(emulator, start, end);
-                assertThat(expected).hasSizeGreaterThan(50);
+                assertThat(expected).hasSizeGreaterThanOrEqualTo(MIN_WRITES);
                 Set<String> expectedItems = new HashSet<>();
                 expected.stream().filter(c -> c.contains("|Items|")).forEach(expectedItems::add);
                 assertThat(expectedItems).isNotEmpty().hasSizeLessThan(expected.size());
