@@ -16,6 +16,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.core.execution.JobClient;
@@ -159,26 +160,8 @@ class NonRecoverableErrorsITCase {
     @Test
     void permissionDeniedOnAPartitionFailsTheJobOnceNamingThePartition(
             @InjectMiniCluster MiniCluster cluster) throws Exception {
-        try (SpannerEmulator emulator =
-                SpannerEmulator.builder().ddl(DDL).initialPartitions(2).start()) {
-            String token = emulator.database().changeStream("legacy_cs").liveTokens().get(0);
-            emulator.faults()
-                    .failStreamAfterRows(
-                            token, 0, Status.Code.PERMISSION_DENIED, Integer.MAX_VALUE);
-            Instant now = Instant.now();
-            JobOutcome o =
-                    run(
-                            cluster,
-                            EmulatorSources.builder(emulator, "legacy_cs", now, now.plusSeconds(5))
-                                    .build());
-            o.assertFailedOnceWith(
-                    "PERMISSION_DENIED",
-                    "legacy_cs",
-                    "partition p:",
-                    "roles/spanner.databaseReader",
-                    "setDatabaseRole(...)");
-            assertThat(o.text()).doesNotContain("An OperatorEvent from an OperatorCoordinator");
-        }
+        JobOutcome o = runWithAPartitionDenied(cluster, source -> source);
+        assertThat(o.text()).doesNotContain("An OperatorEvent from an OperatorCoordinator");
     }
 
     /**
@@ -191,6 +174,23 @@ class NonRecoverableErrorsITCase {
     @Test
     void aFailingReadersCheckpointDoesNotWaitForTheAnswerItHolds(
             @InjectMiniCluster MiniCluster cluster) throws Exception {
+        FailingReaderAnsweredAfterCheckpoint.answeredAfterCheckpoint.set(0);
+        JobOutcome o =
+                runWithAPartitionDenied(cluster, FailingReaderAnsweredAfterCheckpoint::around);
+        assertThat(FailingReaderAnsweredAfterCheckpoint.answeredAfterCheckpoint.get())
+                .as("the checkpoint the enumerator's answer waited for")
+                .isPositive();
+        assertThat(o.text())
+                .doesNotContain("An OperatorEvent from an OperatorCoordinator")
+                .doesNotContain("failed before checkpoint")
+                .doesNotContain("did not confirm");
+    }
+
+    /** Runs a job whose first partition's query is refused; checks it failed once, naming it. */
+    private static JobOutcome runWithAPartitionDenied(
+            MiniCluster cluster,
+            Function<SpannerChangeStreamSource<ChangeEvent>, Source<ChangeEvent, ?, ?>> wrap)
+            throws Exception {
         try (SpannerEmulator emulator =
                 SpannerEmulator.builder().ddl(DDL).initialPartitions(2).start()) {
             String token = emulator.database().changeStream("legacy_cs").liveTokens().get(0);
@@ -198,22 +198,20 @@ class NonRecoverableErrorsITCase {
                     .failStreamAfterRows(
                             token, 0, Status.Code.PERMISSION_DENIED, Integer.MAX_VALUE);
             Instant now = Instant.now();
-            FailingReaderAnsweredAfterCheckpoint.answeredAfterCheckpoint.set(0);
             JobOutcome o =
                     run(
                             cluster,
-                            FailingReaderAnsweredAfterCheckpoint.around(
+                            wrap.apply(
                                     EmulatorSources.builder(
                                                     emulator, "legacy_cs", now, now.plusSeconds(5))
                                             .build()));
-            assertThat(FailingReaderAnsweredAfterCheckpoint.answeredAfterCheckpoint.get())
-                    .as("the checkpoint the enumerator's answer waited for")
-                    .isPositive();
-            o.assertFailedOnceWith("PERMISSION_DENIED", "legacy_cs", "partition p:");
-            assertThat(o.text())
-                    .doesNotContain("An OperatorEvent from an OperatorCoordinator")
-                    .doesNotContain("failed before checkpoint")
-                    .doesNotContain("did not confirm");
+            o.assertFailedOnceWith(
+                    "PERMISSION_DENIED",
+                    "legacy_cs",
+                    "partition p:",
+                    "roles/spanner.databaseReader",
+                    "setDatabaseRole(...)");
+            return o;
         }
     }
 

@@ -3,12 +3,8 @@ package io.spannercs.flink.source.reader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.google.protobuf.ListValue;
-import com.google.protobuf.Value;
-import com.google.spanner.v1.Mutation;
 import io.grpc.Status;
 import io.spannercs.emulator.SpannerEmulator;
-import io.spannercs.emulator.storage.CommittedTransaction;
 import io.spannercs.flink.format.ChangeEvent;
 import io.spannercs.flink.format.ChangeEventDeserializer;
 import io.spannercs.flink.source.EmulatorSources;
@@ -21,10 +17,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.source.ReaderOutput;
-import org.apache.flink.api.connector.source.SourceOutput;
+import org.apache.flink.connector.testutils.source.reader.TestingReaderOutput;
 import org.apache.flink.util.Collector;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -41,28 +36,22 @@ import org.junit.jupiter.api.Test;
 class FailingReaderCheckpointTest {
     private static final Duration LIMIT = Duration.ofSeconds(30);
 
-    private SpannerEmulator emulator;
-    private final List<ReaderDriver> drivers = new ArrayList<>();
+    private final ReaderFixture fixture = new ReaderFixture("IMMUTABLE_KEY_RANGE", 1);
+    private final SpannerEmulator emulator = fixture.emulator;
 
     @AfterEach
     void stop() throws Exception {
-        for (ReaderDriver d : drivers) {
-            d.close();
-        }
-        if (emulator != null) {
-            emulator.close();
-        }
+        fixture.close();
     }
 
     /** The partition's query is refused part-way: what was emitted is the checkpoint's state. */
     @Test
     void aCheckpointWhileAQueryFailureWaitsHoldsWhatWasEmitted() throws Exception {
-        emulator = emulator();
         String token = emulator.database().changeStream("cs").liveTokens().get(0);
-        long start = commit(List.of(upsert(1)));
-        commit(List.of(upsert(2)));
-        commit(List.of(upsert(3)));
-        long end = commit(List.of(upsert(4)));
+        long start = fixture.commit(List.of(ReaderFixture.upsert(1)));
+        fixture.commit(List.of(ReaderFixture.upsert(2)));
+        fixture.commit(List.of(ReaderFixture.upsert(3)));
+        long end = fixture.commit(List.of(ReaderFixture.upsert(4)));
         // Fails the first query after its third row, once: the restored reader's query succeeds.
         emulator.faults().failStreamAfterRows(token, 3, Status.Code.PERMISSION_DENIED, 1);
         SpannerSourceConfig config = config(end);
@@ -93,11 +82,10 @@ class FailingReaderCheckpointTest {
      */
     @Test
     void aDeserializerFailureEmitsNothingOfItsRecord() throws Exception {
-        emulator = emulator();
         String token = emulator.database().changeStream("cs").liveTokens().get(0);
-        long start = commit(List.of(upsert(1)));
-        commit(List.of(upsert(10), upsert(11)));
-        long end = commit(List.of(upsert(12)));
+        long start = fixture.commit(List.of(ReaderFixture.upsert(1)));
+        fixture.commit(List.of(ReaderFixture.upsert(10), ReaderFixture.upsert(11)));
+        long end = fixture.commit(List.of(ReaderFixture.upsert(12)));
         SpannerSourceConfig config = config(end);
 
         ReaderDriver failing = driver(config, token, start, new FailsOnKey(11));
@@ -122,10 +110,9 @@ class FailingReaderCheckpointTest {
      */
     @Test
     void aFailureDownstreamFailsTheCheckpoint() throws Exception {
-        emulator = emulator();
         String token = emulator.database().changeStream("cs").liveTokens().get(0);
-        long start = commit(List.of(upsert(1)));
-        long end = commit(List.of(upsert(2)));
+        long start = fixture.commit(List.of(ReaderFixture.upsert(1)));
+        long end = fixture.commit(List.of(ReaderFixture.upsert(2)));
         ReaderDriver failing =
                 driver(config(end), token, start, ChangeEventDeserializer.changeEvents());
         ReaderOutput<ChangeEvent> downstreamFails = new FailingOutput();
@@ -179,9 +166,7 @@ class FailingReaderCheckpointTest {
             SpannerSourceConfig config,
             List<SpannerSplit> splits,
             ChangeEventDeserializer<ChangeEvent> deserializer) {
-        ReaderDriver d = new ReaderDriver(config, splits, deserializer);
-        drivers.add(d);
-        return d;
+        return fixture.driver(config, splits, deserializer);
     }
 
     /** Bounded at the last commit; no reads ahead, so the splits are the reader's own. */
@@ -191,42 +176,6 @@ class FailingReaderCheckpointTest {
                 .build()
                 .config()
                 .withReadAhead(false);
-    }
-
-    /** Commits the mutations in one transaction; returns its timestamp. */
-    private long commit(List<Mutation> mutations) {
-        CommittedTransaction t = emulator.database().commit(mutations, "");
-        return t.commitMicros();
-    }
-
-    private static SpannerEmulator emulator() {
-        return SpannerEmulator.builder()
-                .ddl(
-                        "CREATE TABLE T (K INT64 NOT NULL, V INT64) PRIMARY KEY (K);\n"
-                                + "CREATE CHANGE STREAM cs FOR ALL OPTIONS ("
-                                + "partition_mode = 'IMMUTABLE_KEY_RANGE');\n")
-                .initialPartitions(1)
-                .seed(3)
-                .start();
-    }
-
-    private static Mutation upsert(long k) {
-        return Mutation.newBuilder()
-                .setInsertOrUpdate(
-                        Mutation.Write.newBuilder()
-                                .setTable("T")
-                                .addColumns("K")
-                                .addColumns("V")
-                                .addValues(
-                                        ListValue.newBuilder()
-                                                .addValues(
-                                                        Value.newBuilder()
-                                                                .setStringValue(Long.toString(k)))
-                                                .addValues(
-                                                        Value.newBuilder()
-                                                                .setStringValue(
-                                                                        Long.toString(k * 10)))))
-                .build();
     }
 
     /** The user's deserializer, failing on one key. */
@@ -252,7 +201,7 @@ class FailingReaderCheckpointTest {
     }
 
     /** The task's output, whose chained operators fail on the first record. */
-    private static final class FailingOutput implements ReaderOutput<ChangeEvent> {
+    private static final class FailingOutput extends TestingReaderOutput<ChangeEvent> {
         @Override
         public void collect(ChangeEvent record) {
             fail();
@@ -266,22 +215,5 @@ class FailingReaderCheckpointTest {
         private static void fail() {
             throw new IllegalStateException("the operator downstream failed");
         }
-
-        @Override
-        public void emitWatermark(Watermark watermark) {}
-
-        @Override
-        public void markIdle() {}
-
-        @Override
-        public void markActive() {}
-
-        @Override
-        public SourceOutput<ChangeEvent> createOutputForSplit(String splitId) {
-            return this;
-        }
-
-        @Override
-        public void releaseOutputForSplit(String splitId) {}
     }
 }

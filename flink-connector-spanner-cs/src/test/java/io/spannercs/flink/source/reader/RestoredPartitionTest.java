@@ -3,13 +3,10 @@ package io.spannercs.flink.source.reader;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.cloud.spanner.Dialect;
-import com.google.protobuf.ListValue;
 import com.google.protobuf.Value;
-import com.google.spanner.v1.Mutation;
 import io.spannercs.emulator.SpannerEmulator;
 import io.spannercs.emulator.changestream.ChangeStream;
 import io.spannercs.emulator.changestream.ChurnOp;
-import io.spannercs.emulator.storage.CommittedTransaction;
 import io.spannercs.flink.format.ChangeEvent;
 import io.spannercs.flink.source.TestConfigs;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
@@ -36,16 +33,13 @@ import org.junit.jupiter.params.provider.ValueSource;
 class RestoredPartitionTest {
     private static final Duration LIMIT = Duration.ofSeconds(30);
 
+    private ReaderFixture fixture;
     private SpannerEmulator emulator;
-    private final List<ReaderDriver> drivers = new ArrayList<>();
 
     @AfterEach
     void stop() throws Exception {
-        for (ReaderDriver d : drivers) {
-            d.close();
-        }
-        if (emulator != null) {
-            emulator.close();
+        if (fixture != null) {
+            fixture.close();
         }
     }
 
@@ -59,7 +53,7 @@ class RestoredPartitionTest {
     @ValueSource(strings = {"IMMUTABLE_KEY_RANGE", "MUTABLE_KEY_RANGE"})
     void aPartitionRestoredAfterAnyElementFinishes(String mode) throws Exception {
         boolean mutable = mode.equals("MUTABLE_KEY_RANGE");
-        emulator = emulator(mode, mutable ? 2 : 1);
+        emulator = start(mode, mutable ? 2 : 1);
         ChangeStream cs = emulator.database().changeStream("cs");
         List<String> before = cs.liveTokens();
         long start = commit(0, 1, 2);
@@ -146,9 +140,9 @@ class RestoredPartitionTest {
 
     private void runMoveIn(boolean sourceHere) throws Exception {
         String mode = "MUTABLE_KEY_RANGE";
-        emulator = emulator(mode, 2);
+        emulator = start(mode, 2);
         ChangeStream cs = emulator.database().changeStream("cs");
-        List<Value> key = List.of(int64(7));
+        List<Value> key = List.of(ReaderFixture.int64(7));
         String source = cs.ownerOf("T", key);
         long start = commit(7, 7, 7);
         long beforeMove = lastCommit;
@@ -226,7 +220,7 @@ class RestoredPartitionTest {
      */
     @Test
     void partitionsThatSwappedRangesRestoredAfterAnyElementPassTheSwap() throws Exception {
-        emulator = emulator("MUTABLE_KEY_RANGE", 2);
+        emulator = start("MUTABLE_KEY_RANGE", 2);
         ChangeStream cs = emulator.database().changeStream("cs");
         List<String> tokens = cs.liveTokens();
         assertThat(tokens).hasSize(2);
@@ -351,9 +345,7 @@ class RestoredPartitionTest {
     }
 
     private ReaderDriver driver(SpannerSourceConfig config, List<SpannerSplit> splits) {
-        ReaderDriver d = new ReaderDriver(config, splits);
-        drivers.add(d);
-        return d;
+        return fixture.driver(config, splits);
     }
 
     private static PartitionSplit split(String token, long start, long end) {
@@ -365,9 +357,8 @@ class RestoredPartitionTest {
         long first = Long.MAX_VALUE;
         long last = 0;
         for (long k : keys) {
-            CommittedTransaction t = emulator.database().commit(List.of(upsert(k)), "");
-            first = Math.min(first, t.commitMicros());
-            last = t.commitMicros();
+            last = fixture.commit(List.of(ReaderFixture.upsert(k)));
+            first = Math.min(first, last);
         }
         lastCommit = last;
         return first;
@@ -375,16 +366,9 @@ class RestoredPartitionTest {
 
     private long lastCommit;
 
-    private static SpannerEmulator emulator(String mode, int partitions) {
-        return SpannerEmulator.builder()
-                .ddl(
-                        "CREATE TABLE T (K INT64 NOT NULL, V INT64) PRIMARY KEY (K);\n"
-                                + "CREATE CHANGE STREAM cs FOR ALL OPTIONS (partition_mode = '"
-                                + mode
-                                + "');\n")
-                .initialPartitions(partitions)
-                .seed(3)
-                .start();
+    private SpannerEmulator start(String mode, int partitions) {
+        fixture = new ReaderFixture(mode, partitions);
+        return fixture.emulator;
     }
 
     /** Without reads ahead: the queries counted are the partition's own. */
@@ -399,23 +383,5 @@ class RestoredPartitionTest {
                         .setPartitionMode(SpannerSourceConfig.PartitionMode.valueOf(mode))
                         .setDialect(Dialect.GOOGLE_STANDARD_SQL)
                         .setReadAhead(false));
-    }
-
-    private static Mutation upsert(long k) {
-        return Mutation.newBuilder()
-                .setInsertOrUpdate(
-                        Mutation.Write.newBuilder()
-                                .setTable("T")
-                                .addColumns("K")
-                                .addColumns("V")
-                                .addValues(
-                                        ListValue.newBuilder()
-                                                .addValues(int64(k))
-                                                .addValues(int64(System.nanoTime()))))
-                .build();
-    }
-
-    private static Value int64(long v) {
-        return Value.newBuilder().setStringValue(Long.toString(v)).build();
     }
 }
