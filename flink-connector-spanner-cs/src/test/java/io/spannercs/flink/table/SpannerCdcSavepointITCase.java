@@ -66,6 +66,15 @@ class SpannerCdcSavepointITCase {
             try {
                 String savepoint = runUntilStopped(emulator, start, null, 2, 1);
                 savepoint = runUntilStopped(emulator, start, savepoint, 3, 2);
+                // Phase 3 reads what came after the second savepoint: the writer goes on until the
+                // range holds changes for three phases, whatever the machine's pace (under load
+                // the first two phases' lines, -U rows among them, were 174 changes in all).
+                long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
+                while (ordersChanges(emulator, start, Instant.now()).size()
+                        <= 3 * CHANGES_PER_PHASE) {
+                    assertThat(System.nanoTime()).as("changes written").isLessThan(deadline);
+                    Thread.sleep(50);
+                }
             } finally {
                 writing.set(false);
                 writer.join();
@@ -76,13 +85,7 @@ class SpannerCdcSavepointITCase {
             query(env, emulator, start, end, 3);
             env.execute("phase 3");
 
-            List<String> expected =
-                    GroundTruth.expected(
-                            emulator.database(),
-                            "full_cs",
-                            SqlTests.micros(start),
-                            SqlTests.micros(end),
-                            (txn, change) -> change.table().name().equals("Orders"));
+            List<String> expected = ordersChanges(emulator, start, end);
             assertThat(expected).hasSizeGreaterThan(3 * CHANGES_PER_PHASE);
             assertThat(written())
                     .as("the changelog of three jobs: every change once")
@@ -92,6 +95,15 @@ class SpannerCdcSavepointITCase {
     }
 
     private String lastSavepoint;
+
+    private static List<String> ordersChanges(SpannerEmulator emulator, Instant from, Instant to) {
+        return GroundTruth.expected(
+                emulator.database(),
+                "full_cs",
+                SqlTests.micros(from),
+                SqlTests.micros(to),
+                (txn, change) -> change.table().name().equals("Orders"));
+    }
 
     private String runUntilStopped(
             SpannerEmulator emulator, Instant start, String savepoint, int parallelism, int phase)
