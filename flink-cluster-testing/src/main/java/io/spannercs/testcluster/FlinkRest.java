@@ -22,6 +22,12 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMap
 public final class FlinkRest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    /** How long a request may take: a bound for a failure only. */
+    private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
+
+    /** How long running a jar may take: its main method runs before the answer. */
+    private static final Duration JAR_RUN_TIMEOUT = Duration.ofMinutes(3);
+
     private final String base;
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -73,9 +79,13 @@ public final class FlinkRest {
             request.put("allowNonRestoredState", false);
         }
         String body = JSON.writeValueAsString(request);
-        return send(HttpRequest.newBuilder(URI.create(base + "/jars/" + jarId + "/run"))
-                        .header("Content-Type", "application/json")
-                        .POST(HttpRequest.BodyPublishers.ofString(body)))
+        // The JobManager runs the jar's main method before it answers (the job checks its names
+        // against Spanner, for up to 20 s): at a load of 25 that took longer than 30 s.
+        return send(
+                        HttpRequest.newBuilder(URI.create(base + "/jars/" + jarId + "/run"))
+                                .header("Content-Type", "application/json")
+                                .POST(HttpRequest.BodyPublishers.ofString(body)),
+                        JAR_RUN_TIMEOUT)
                 .get("jobid")
                 .asText();
     }
@@ -165,10 +175,13 @@ public final class FlinkRest {
     }
 
     private JsonNode send(HttpRequest.Builder request) throws IOException, InterruptedException {
+        return send(request, REQUEST_TIMEOUT);
+    }
+
+    private JsonNode send(HttpRequest.Builder request, Duration timeout)
+            throws IOException, InterruptedException {
         HttpResponse<String> r =
-                http.send(
-                        request.timeout(Duration.ofSeconds(30)).build(),
-                        HttpResponse.BodyHandlers.ofString());
+                http.send(request.timeout(timeout).build(), HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() / 100 != 2) {
             throw new IOException(
                     request.build().uri() + " answered " + r.statusCode() + ": " + r.body());
