@@ -203,8 +203,7 @@ final class Demo {
     private static void printProgress(
             SpannerEmulator emulator, JobClient job, Path output, PrintStream out, long t0)
             throws Exception {
-        long lastChanges = 0;
-        long lastNanos = System.nanoTime();
+        Progress progress = new Progress(System.nanoTime());
         boolean snapshotRead = false;
         boolean firstChanges = false;
         boolean firstFiles = false;
@@ -216,18 +215,24 @@ final class Demo {
             } catch (java.util.concurrent.TimeoutException stillRunning) {
                 // print a line
             }
-            long changes = changes(DemoMetrics::value);
-            long now = System.nanoTime();
-            double perSecond = (changes - lastChanges) * 1e9 / (now - lastNanos);
-            lastChanges = changes;
-            lastNanos = now;
             long files = countFiles(output);
-            out.println(
-                    progressLine(
+            String line =
+                    progress.tick(
                             DemoMetrics::value,
-                            perSecond,
+                            DemoMetrics.sourceRunning(),
+                            System.nanoTime(),
                             emulator.database().changeStream(STREAM).liveTokens().size(),
-                            files));
+                            files);
+            if (line == null) {
+                continue;
+            }
+            if (progress.sourceEnded()) {
+                out.printf("[%s] %s%n", seconds(t0), line);
+                out.flush();
+                continue;
+            }
+            out.println(line);
+            long changes = changes(DemoMetrics::value);
             long splits = DemoMetrics.value("snapshotSplits");
             if (!snapshotRead
                     && splits > 0
@@ -251,6 +256,55 @@ final class Demo {
                         seconds(t0), output.toAbsolutePath());
             }
             out.flush();
+        }
+    }
+
+    /**
+     * What the demo prints every two seconds: a progress line while the source's subtasks run; one
+     * line when they have ended (at the end timestamp, or for a restart), whose metrics are then
+     * gone and would read as zeros; nothing more until they run again.
+     */
+    static final class Progress {
+        private long lastChanges;
+        private long lastNanos;
+        private boolean sourceSeen;
+        private boolean endSaid;
+
+        Progress(long startNanos) {
+            this.lastNanos = startNanos;
+        }
+
+        /** Whether the source's subtasks have ended (the last line said so). */
+        boolean sourceEnded() {
+            return endSaid;
+        }
+
+        /** The line for this tick, or null for none. */
+        String tick(
+                ToLongFunction<String> metric,
+                boolean sourceRunning,
+                long nanos,
+                int livePartitions,
+                long files) {
+            if (!sourceRunning && sourceSeen) {
+                if (endSaid) {
+                    return null;
+                }
+                endSaid = true;
+                return String.format(
+                        java.util.Locale.ROOT,
+                        "The source's subtasks have ended (%,d changes read); the job commits its"
+                                + " last files.",
+                        lastChanges);
+            }
+            sourceSeen |= sourceRunning;
+            endSaid = false;
+            long changes = changes(metric);
+            // A restarted source counts from zero again: no negative rate.
+            double perSecond = Math.max(0, changes - lastChanges) * 1e9 / (nanos - lastNanos);
+            lastChanges = changes;
+            lastNanos = nanos;
+            return progressLine(metric, perSecond, livePartitions, files);
         }
     }
 

@@ -60,6 +60,11 @@ public final class DemoMetrics implements MetricReporter {
         METRICS.remove(group.getMetricIdentifier(name));
     }
 
+    /** Whether a source subtask runs: only those register a {@code numRecordsIn} kept here. */
+    static boolean sourceRunning() {
+        return METRICS.keySet().stream().anyMatch(k -> k.endsWith(".numRecordsIn"));
+    }
+
     /** The sum over subtasks of a counter or numeric gauge; for lags, the largest. */
     static long value(String name) {
         long sum = 0;

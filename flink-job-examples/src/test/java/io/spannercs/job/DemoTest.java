@@ -67,4 +67,57 @@ class DemoTest {
                                 + " 1 of 4 splits")
                 .doesNotContain("reading 0");
     }
+
+    /**
+     * Once the source's subtasks end (the demo's end timestamp; the sink still commits), their
+     * metrics are gone: the demo says so once, instead of a line of zeros with a negative rate and
+     * "waiting for the first changes", which a loaded machine printed before "Done".
+     */
+    @Test
+    void afterTheSourceEndsTheDemoSaysSoOnceInsteadOfZeros() {
+        Map<String, Long> m = new HashMap<>();
+        m.put("numRecordsIn", 10_661L);
+        m.put("knownPartitions", 6L);
+        m.put("activePartitions", 1L);
+        Demo.Progress progress = new Demo.Progress(0);
+
+        String running = progress.tick(n -> m.getOrDefault(n, 0L), true, 2_000_000_000L, 5, 54);
+        m.clear(); // the source's metrics were removed with its subtasks
+        String ended = progress.tick(n -> m.getOrDefault(n, 0L), false, 4_000_000_000L, 5, 56);
+        String next = progress.tick(n -> m.getOrDefault(n, 0L), false, 6_000_000_000L, 5, 56);
+
+        assertThat(running).startsWith("changes 10,661 (5,331/s)");
+        assertThat(progress.sourceEnded()).isTrue();
+        assertThat(ended)
+                .isEqualTo(
+                        "The source's subtasks have ended (10,661 changes read); the job commits"
+                                + " its last files.");
+        assertThat(next).as("said once").isNull();
+    }
+
+    /** A restarted source counts from zero again: progress resumes, never at a negative rate. */
+    @Test
+    void aRestartedSourceResumesTheLinesWithoutANegativeRate() {
+        Map<String, Long> m = new HashMap<>();
+        m.put("numRecordsIn", 5_000L);
+        m.put("knownPartitions", 6L);
+        Demo.Progress progress = new Demo.Progress(0);
+        progress.tick(n -> m.getOrDefault(n, 0L), true, 2_000_000_000L, 5, 10);
+        progress.tick(n -> 0L, false, 4_000_000_000L, 5, 10);
+        m.put("numRecordsIn", 300L);
+
+        String again = progress.tick(n -> m.getOrDefault(n, 0L), true, 6_000_000_000L, 5, 12);
+
+        assertThat(progress.sourceEnded()).isFalse();
+        assertThat(again).startsWith("changes 300 (0/s)").doesNotContain("-");
+    }
+
+    /** Before the source starts, its missing metrics are the start, not an end. */
+    @Test
+    void beforeTheSourceStartsTheLinesSayWhatItWaitsFor() {
+        Demo.Progress progress = new Demo.Progress(0);
+        String line = progress.tick(n -> 0L, false, 2_000_000_000L, 5, 0);
+        assertThat(progress.sourceEnded()).isFalse();
+        assertThat(line).contains("waiting for the first changes: planning the snapshot");
+    }
 }
