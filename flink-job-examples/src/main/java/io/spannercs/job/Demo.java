@@ -85,6 +85,7 @@ final class Demo {
             JobOptions options =
                     JobOptions.parse(
                             argsFor(emulator, start, end, output.toAbsolutePath().toString()));
+            DemoMetrics.reset();
             Configuration conf = new Configuration();
             conf.setString(
                     "metrics.reporter.demo.factory.class", DemoMetrics.Factory.class.getName());

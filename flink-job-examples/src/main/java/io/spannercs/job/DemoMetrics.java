@@ -18,6 +18,10 @@ import org.apache.flink.metrics.reporter.MetricReporterFactory;
 public final class DemoMetrics implements MetricReporter {
     private static final Map<String, Metric> METRICS = new ConcurrentHashMap<>();
 
+    // The last counts of subtasks that ended: a source subtask that reached the end timestamp
+    // takes its metrics with it, and the totals must not drop while the others still run.
+    private static final Map<String, Long> ENDED_COUNTS = new ConcurrentHashMap<>();
+
     /** Names of the metrics the demo prints. */
     static final String[] WATCHED = {
         "numRecordsIn",
@@ -57,7 +61,16 @@ public final class DemoMetrics implements MetricReporter {
 
     @Override
     public void notifyOfRemovedMetric(Metric metric, String name, MetricGroup group) {
-        METRICS.remove(group.getMetricIdentifier(name));
+        String id = group.getMetricIdentifier(name);
+        if (METRICS.remove(id) instanceof Counter c) {
+            ENDED_COUNTS.merge(id, c.getCount(), Long::sum);
+        }
+    }
+
+    /** Forgets an earlier run's counts (a demo run starts with none). */
+    static void reset() {
+        METRICS.clear();
+        ENDED_COUNTS.clear();
     }
 
     /** Whether a source subtask runs: only those register a {@code numRecordsIn} kept here. */
@@ -65,7 +78,10 @@ public final class DemoMetrics implements MetricReporter {
         return METRICS.keySet().stream().anyMatch(k -> k.endsWith(".numRecordsIn"));
     }
 
-    /** The sum over subtasks of a counter or numeric gauge; for lags, the largest. */
+    /**
+     * The sum over subtasks of a counter (ended subtasks' last counts included) or numeric gauge
+     * (running subtasks only); for lags, the largest.
+     */
     static long value(String name) {
         long sum = 0;
         long max = 0;
@@ -81,6 +97,11 @@ public final class DemoMetrics implements MetricReporter {
             }
             sum += v;
             max = Math.max(max, v);
+        }
+        for (Map.Entry<String, Long> e : ENDED_COUNTS.entrySet()) {
+            if (e.getKey().endsWith("." + name)) {
+                sum += e.getValue();
+            }
         }
         return name.endsWith("Lag") ? max : sum;
     }
