@@ -37,6 +37,9 @@ class SnapshotThenStreamITCase {
     @RegisterExtension
     static final MiniClusterExtension MINI_CLUSTER = EmulatorSources.twoSlotCluster();
 
+    /** Rows in the tables at the snapshot: enough for several chunks per split. */
+    private static final int MIN_ROWS = 2000;
+
     private static final String DDL =
             "CREATE TABLE Orders (OrderId INT64 NOT NULL, Customer STRING(MAX), Amount NUMERIC,"
                     + " Tags ARRAY<INT64>) PRIMARY KEY (OrderId);\n"
@@ -69,8 +72,20 @@ class SnapshotThenStreamITCase {
                                     .seed(3)
                                     .build());
             fill.start();
-            Thread.sleep(1500);
-            fill.stop();
+            // Until the tables hold the rows the checks need, not for a fixed 1.5 s: a loaded
+            // machine filled 1,542 in that time.
+            long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+            try {
+                while (emulator.database().database().rowCounts().values().stream()
+                                .mapToInt(Integer::intValue)
+                                .sum()
+                        <= MIN_ROWS) {
+                    assertThat(System.nanoTime()).as("rows filled").isLessThan(deadline);
+                    Thread.sleep(50);
+                }
+            } finally {
+                fill.stop();
+            }
             Instant snapshotAt = Instant.now();
             Instant end = snapshotAt.plusSeconds(8);
             WorkloadGenerator workload =
@@ -105,7 +120,7 @@ class SnapshotThenStreamITCase {
             long t = EmulatorSources.micros(snapshotAt);
             List<String> tables = List.of("Customers", "Orders");
             Map<String, String> atSnapshot = TableFold.tablesAt(emulator.database(), tables, t);
-            assertThat(atSnapshot).hasSizeGreaterThan(2000);
+            assertThat(atSnapshot).hasSizeGreaterThan(MIN_ROWS);
 
             List<ChangeEvent> snapshotRows =
                     events.stream().filter(ChangeEvent::isSnapshot).toList();
