@@ -77,8 +77,7 @@ class ManyLivePartitionsITCase {
             try (CloseableIterator<ChangeEvent> it =
                     env.fromSource(source, WatermarkStrategy.noWatermarks(), "spanner")
                             .executeAndCollect("1000 live partitions, one reader")) {
-                Thread.sleep(5000);
-                Instant cutoff = Instant.now();
+                Instant cutoff = awaitChanges(emulator, start, 300);
                 expected =
                         GroundTruth.expected(
                                 emulator.database(),
@@ -124,8 +123,7 @@ class ManyLivePartitionsITCase {
             try (CloseableIterator<ChangeEvent> it =
                     env.fromSource(source, WatermarkStrategy.noWatermarks(), "spanner")
                             .executeAndCollect("24 live partitions, one reader")) {
-                Thread.sleep(2000);
-                Instant checkpoint = Instant.now();
+                Instant checkpoint = awaitChanges(emulator, start, 100);
                 expected =
                         GroundTruth.expected(
                                 emulator.database(),
@@ -141,6 +139,29 @@ class ManyLivePartitionsITCase {
             }
             assertThat(expected).hasSizeGreaterThan(100);
             assertThat(seen).as("changes of the first two seconds").containsAll(expected);
+        }
+    }
+
+    /**
+     * Waits while the job reads live until the stream holds more than {@code n} changes since
+     * {@code start} (not for a fixed time: the workload's pace is the machine's); returns when.
+     */
+    private static Instant awaitChanges(SpannerEmulator emulator, Instant start, int n)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+        while (true) {
+            Instant now = Instant.now();
+            if (GroundTruth.expected(
+                                    emulator.database(),
+                                    "cs",
+                                    EmulatorSources.micros(start),
+                                    EmulatorSources.micros(now))
+                            .size()
+                    > n) {
+                return now;
+            }
+            assertThat(System.nanoTime()).as("changes written").isLessThan(deadline);
+            Thread.sleep(100);
         }
     }
 }
