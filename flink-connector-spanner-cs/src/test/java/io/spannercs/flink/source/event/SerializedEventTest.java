@@ -59,6 +59,7 @@ class SerializedEventTest {
                         new ReaderFailingEvent("java.io.IOException: ünïcode cause"),
                         new ReaderFailingEvent(""),
                         new EventsStoppedEvent(),
+                        new ReaderCheckpointedEvent(42),
                         new EnumeratorEventsEvent(
                                 List.of(
                                         new StreamShapeEvent(
