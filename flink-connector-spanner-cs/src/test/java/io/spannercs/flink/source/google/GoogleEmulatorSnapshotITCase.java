@@ -27,6 +27,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -43,9 +45,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * and once in the stream. The snapshot rows must be the tables as the client reads them at T, once
  * each; the changes must be exactly what the client committed after T; applied per key in commit
  * order, the output must equal the tables as the client reads them at the end; and no key's change
- * may come before its snapshot row. Skips, saying why, where the gateway is not installed.
+ * may come before its snapshot row. The range ends by what is written, not by a clock: the writer
+ * goes on until it has committed the changes the checks need, the range ends a live tail after its
+ * last commit, and the job starts then. Skips, saying why, where the gateway is not installed.
  */
-@Timeout(value = 5, unit = TimeUnit.MINUTES)
+@Timeout(value = 6, unit = TimeUnit.MINUTES)
 class GoogleEmulatorSnapshotITCase {
     @RegisterExtension
     static final MiniClusterExtension MINI_CLUSTER = EmulatorSources.twoSlotCluster();
@@ -53,6 +57,16 @@ class GoogleEmulatorSnapshotITCase {
     private static final String PROJECT = GoogleGateway.PROJECT;
     private static final DatabaseId DB = DatabaseId.of(PROJECT, "snap-instance", "snap-db");
     private static final int BULK_ORDERS = 6000;
+
+    /** Changes committed after T that the checks require; past the stream failure at 300. */
+    private static final int MIN_CHANGES = 600;
+
+    /** Bounds a run whose writer stalls; a passing run waits as long as the writes take. */
+    private static final Duration WRITE_LIMIT = Duration.ofMinutes(3);
+
+    /** How long past the last commit seen before the job starts the range reads at the head. */
+    private static final Duration LIVE_TAIL = Duration.ofSeconds(3);
+
     private static final Map<String, List<String>> COLUMNS =
             Map.of(
                     "Orders", List.of("OrderId", "Customer", "Amount"),
@@ -68,10 +82,19 @@ class GoogleEmulatorSnapshotITCase {
             OrdersWriter orders = new OrdersWriter(client, 17);
             orders.prefill(BULK_ORDERS);
             Instant snapshotAt = Instant.now();
-            Instant end = snapshotAt.plusSeconds(30);
-            WriteUntil writer = new WriteUntil(orders, end.minusSeconds(8));
+            WriteUntil writer = new WriteUntil(orders, micros(snapshotAt));
             Thread writing = new Thread(writer, "google-emulator-writer");
             writing.start();
+            // Not a fixed 22 s of writes: a loaded run committed 524 of the 600 changes needed.
+            Instant end;
+            try {
+                end = writer.awaitChanges(MIN_CHANGES).plus(LIVE_TAIL);
+                writer.stopAt = end; // it writes on through the live tail
+            } finally {
+                if (writer.stopAt == null) {
+                    writer.stopAt = Instant.now();
+                }
+            }
 
             StreamExecutionEnvironment env =
                     StreamExecutionEnvironment.getExecutionEnvironment(
@@ -126,7 +149,9 @@ class GoogleEmulatorSnapshotITCase {
             long t = micros(snapshotAt);
             List<String> written = new ArrayList<>();
             for (String w : orders.written()) {
-                if (Long.parseLong(w.substring(0, w.indexOf('|'))) > t) {
+                long committed = Long.parseLong(w.substring(0, w.indexOf('|')));
+                // The writer's last commit may come after the end it wrote up to.
+                if (committed > t && committed <= micros(end)) {
                     written.add(w);
                 }
             }
@@ -176,27 +201,66 @@ class GoogleEmulatorSnapshotITCase {
         return i.getEpochSecond() * 1_000_000L + i.getNano() / 1000;
     }
 
-    /** Writes transactions until the deadline. */
+    /**
+     * Writes transactions until told where to stop ({@link #stopAt}), then up to there; counts the
+     * changes committed after T as it goes, for the test thread to wait on.
+     */
     private static final class WriteUntil implements Runnable {
         private final OrdersWriter orders;
-        private final Instant deadline;
+        private final long afterMicros;
+        private final AtomicInteger changesAfter = new AtomicInteger();
+        private final AtomicLong lastCommitMicros = new AtomicLong();
+        volatile Instant stopAt;
         volatile Exception failure;
 
-        WriteUntil(OrdersWriter orders, Instant deadline) {
+        WriteUntil(OrdersWriter orders, long afterMicros) {
             this.orders = orders;
-            this.deadline = deadline;
+            this.afterMicros = afterMicros;
         }
 
         @Override
         public void run() {
             try {
-                while (Instant.now().isBefore(deadline)) {
+                while (stopAt == null || Instant.now().isBefore(stopAt)) {
+                    int before = orders.written().size();
                     orders.writeOne();
+                    // Only this thread touches the writer's list: count here, publish the count.
+                    for (String w : orders.written().subList(before, orders.written().size())) {
+                        long committed = Long.parseLong(w.substring(0, w.indexOf('|')));
+                        lastCommitMicros.accumulateAndGet(committed, Math::max);
+                        if (committed > afterMicros) {
+                            changesAfter.incrementAndGet();
+                        }
+                    }
                     Thread.sleep(20);
                 }
             } catch (Exception e) {
                 failure = e;
             }
+        }
+
+        /**
+         * Waits until more than {@code n} changes were committed after T; returns just after the
+         * last commit so far (or now, whichever is later).
+         */
+        Instant awaitChanges(int n) throws Exception {
+            long deadline = System.nanoTime() + WRITE_LIMIT.toNanos();
+            while (changesAfter.get() <= n) {
+                if (failure != null) {
+                    throw failure;
+                }
+                assertThat(System.nanoTime())
+                        .as(
+                                "more than %d changes written after T, %d so far",
+                                n, changesAfter.get())
+                        .isLessThan(deadline);
+                Thread.sleep(50);
+            }
+            long last = lastCommitMicros.get() + 1;
+            Instant afterLast =
+                    Instant.ofEpochSecond(last / 1_000_000L, (last % 1_000_000L) * 1000);
+            Instant now = Instant.now();
+            return afterLast.isAfter(now) ? afterLast : now;
         }
     }
 }
