@@ -27,8 +27,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -61,9 +59,6 @@ class GoogleEmulatorSnapshotITCase {
     /** Changes committed after T that the checks require; past the stream failure at 300. */
     private static final int MIN_CHANGES = 600;
 
-    /** Bounds a run whose writer stalls; a passing run waits as long as the writes take. */
-    private static final Duration WRITE_LIMIT = Duration.ofMinutes(3);
-
     /** How long past the last commit seen before the job starts the range reads at the head. */
     private static final Duration LIVE_TAIL = Duration.ofSeconds(3);
 
@@ -82,18 +77,16 @@ class GoogleEmulatorSnapshotITCase {
             OrdersWriter orders = new OrdersWriter(client, 17);
             orders.prefill(BULK_ORDERS);
             Instant snapshotAt = Instant.now();
-            WriteUntil writer = new WriteUntil(orders, micros(snapshotAt));
+            LiveWriter writer = new LiveWriter(orders, micros(snapshotAt), Integer.MAX_VALUE, 20);
             Thread writing = new Thread(writer, "google-emulator-writer");
             writing.start();
             // Not a fixed 22 s of writes: a loaded run committed 524 of the 600 changes needed.
             Instant end;
             try {
                 end = writer.awaitChanges(MIN_CHANGES).plus(LIVE_TAIL);
-                writer.stopAt = end; // it writes on through the live tail
+                writer.stopAt(end); // it writes on through the live tail
             } finally {
-                if (writer.stopAt == null) {
-                    writer.stopAt = Instant.now();
-                }
+                writer.stopNowUnlessTold();
             }
 
             StreamExecutionEnvironment env =
@@ -123,8 +116,8 @@ class GoogleEmulatorSnapshotITCase {
             } finally {
                 writing.join();
             }
-            if (writer.failure != null) {
-                throw writer.failure;
+            if (writer.failure() != null) {
+                throw writer.failure();
             }
             assertThat(FailInSnapshotAndStream.failed())
                     .as("failures in the snapshot and in the stream")
@@ -149,7 +142,7 @@ class GoogleEmulatorSnapshotITCase {
             long t = micros(snapshotAt);
             List<String> written = new ArrayList<>();
             for (String w : orders.written()) {
-                long committed = Long.parseLong(w.substring(0, w.indexOf('|')));
+                long committed = LiveWriter.committedMicros(w);
                 // The writer's last commit may come after the end it wrote up to.
                 if (committed > t && committed <= micros(end)) {
                     written.add(w);
@@ -199,68 +192,5 @@ class GoogleEmulatorSnapshotITCase {
 
     private static long micros(Instant i) {
         return i.getEpochSecond() * 1_000_000L + i.getNano() / 1000;
-    }
-
-    /**
-     * Writes transactions until told where to stop ({@link #stopAt}), then up to there; counts the
-     * changes committed after T as it goes, for the test thread to wait on.
-     */
-    private static final class WriteUntil implements Runnable {
-        private final OrdersWriter orders;
-        private final long afterMicros;
-        private final AtomicInteger changesAfter = new AtomicInteger();
-        private final AtomicLong lastCommitMicros = new AtomicLong();
-        volatile Instant stopAt;
-        volatile Exception failure;
-
-        WriteUntil(OrdersWriter orders, long afterMicros) {
-            this.orders = orders;
-            this.afterMicros = afterMicros;
-        }
-
-        @Override
-        public void run() {
-            try {
-                while (stopAt == null || Instant.now().isBefore(stopAt)) {
-                    int before = orders.written().size();
-                    orders.writeOne();
-                    // Only this thread touches the writer's list: count here, publish the count.
-                    for (String w : orders.written().subList(before, orders.written().size())) {
-                        long committed = Long.parseLong(w.substring(0, w.indexOf('|')));
-                        lastCommitMicros.accumulateAndGet(committed, Math::max);
-                        if (committed > afterMicros) {
-                            changesAfter.incrementAndGet();
-                        }
-                    }
-                    Thread.sleep(20);
-                }
-            } catch (Exception e) {
-                failure = e;
-            }
-        }
-
-        /**
-         * Waits until more than {@code n} changes were committed after T; returns just after the
-         * last commit so far (or now, whichever is later).
-         */
-        Instant awaitChanges(int n) throws Exception {
-            long deadline = System.nanoTime() + WRITE_LIMIT.toNanos();
-            while (changesAfter.get() <= n) {
-                if (failure != null) {
-                    throw failure;
-                }
-                assertThat(System.nanoTime())
-                        .as(
-                                "more than %d changes written after T, %d so far",
-                                n, changesAfter.get())
-                        .isLessThan(deadline);
-                Thread.sleep(50);
-            }
-            long last = lastCommitMicros.get() + 1;
-            Instant afterLast =
-                    Instant.ofEpochSecond(last / 1_000_000L, (last % 1_000_000L) * 1000);
-            Instant now = Instant.now();
-            return afterLast.isAfter(now) ? afterLast : now;
-        }
     }
 }
