@@ -7,10 +7,12 @@ import io.grpc.Status;
 import io.spannercs.emulator.SpannerEmulator;
 import io.spannercs.emulator.changestream.ChangeStream;
 import io.spannercs.emulator.changestream.FaultInjector;
+import io.spannercs.emulator.testing.Await;
 import io.spannercs.emulator.workload.WorkloadConfig;
 import io.spannercs.emulator.workload.WorkloadGenerator;
 import io.spannercs.flink.format.ChangeEvent;
 import io.spannercs.flink.format.ChangeEventTypeInfo;
+import io.spannercs.flink.source.CommittedRange;
 import io.spannercs.flink.source.EmulatorSources;
 import io.spannercs.flink.source.GroundTruth;
 import io.spannercs.flink.source.SpannerChangeStreamSource;
@@ -76,6 +78,25 @@ class OperatorsITCase {
 
     private static final int HOT_KEYS = 4;
 
+    /** The source's map fails the job at every {@code FAIL_EVERY}-th change, three times. */
+    private static final int FAIL_EVERY = 150;
+
+    /**
+     * Changes the range must hold before the job starts: each distinct change passes the failing
+     * map at least once, so 3 x 150 of them make the job fail three times; more than the 300
+     * checked.
+     */
+    private static final int MIN_CHANGES = 3 * FAIL_EVERY;
+
+    /** Changes the hottest row must have, so that the reorder has a long history to keep. */
+    private static final int MIN_HOT_ROW_CHANGES = 20;
+
+    /** Splits, merges and moves the readers must follow (one every 300 ms, besides hot keys). */
+    private static final int MIN_CHURN_EVENTS = 6;
+
+    /** How long past the last commit seen before the job starts the range reads at the head. */
+    private static final Duration LIVE_TAIL = Duration.ofSeconds(2);
+
     static final AtomicLong SHUFFLED_VIOLATIONS = new AtomicLong();
     static final AtomicLong LATE = new AtomicLong();
 
@@ -97,8 +118,8 @@ class OperatorsITCase {
             emulator.faults()
                     .failStreamAfterRows(
                             FaultInjector.ANY_PARTITION, 25, Status.Code.UNAVAILABLE, 6);
-            Instant start = Instant.now();
-            Instant end = start.plusSeconds(8);
+            CommittedRange range = CommittedRange.startingNow(emulator, stream);
+            Instant start = range.start();
             WorkloadGenerator workload =
                     new WorkloadGenerator(
                             emulator.database(),
@@ -115,7 +136,19 @@ class OperatorsITCase {
 
             List<ChangeEvent> reordered;
             List<SpannerTransaction> transactions;
+            Instant end;
             try {
+                // The range ends by what is committed, not by a fixed 8 s: the job starts once
+                // the stream holds enough changes for the injected failures and the checks, and
+                // the range ends a live tail after the last commit seen then, through which the
+                // workload and the hot-key moves go on.
+                range.awaitWritten(MIN_CHANGES, MIN_CHURN_EVENTS);
+                Await.until(
+                        "a row with more than " + MIN_HOT_ROW_CHANGES + " changes",
+                        CommittedRange.WRITE_LIMIT,
+                        () -> hottestRowChanges(emulator, stream, start) > MIN_HOT_ROW_CHANGES,
+                        () -> hottestRowChanges(emulator, stream, start) + " changes");
+                end = range.afterLastCommit().plus(LIVE_TAIL);
                 StreamExecutionEnvironment env =
                         StreamExecutionEnvironment.getExecutionEnvironment(
                                 InjectedFailures.restartingConfiguration());
@@ -125,7 +158,9 @@ class OperatorsITCase {
                         EmulatorSources.builder(emulator, stream, start, end).build();
                 DataStream<ChangeEvent> shuffled =
                         env.fromSource(source, WatermarkStrategy.noWatermarks(), "spanner")
-                                .map(InjectedFailures.failEvery(150), ChangeEventTypeInfo.INSTANCE)
+                                .map(
+                                        InjectedFailures.failEvery(FAIL_EVERY),
+                                        ChangeEventTypeInfo.INSTANCE)
                                 .rebalance()
                                 .map(new SlowOnOneSubtask());
 
@@ -192,7 +227,23 @@ class OperatorsITCase {
                     .containsExactlyElementsOf(row.getValue());
             hotRowChanges = Math.max(hotRowChanges, row.getValue().size());
         }
-        assertThat(hotRowChanges).as("changes of the hottest row").isGreaterThan(20);
+        assertThat(hotRowChanges)
+                .as("changes of the hottest row")
+                .isGreaterThan(MIN_HOT_ROW_CHANGES);
+    }
+
+    /** The most changes any one row has in the ground truth since {@code start}. */
+    private static int hottestRowChanges(SpannerEmulator emulator, String stream, Instant start) {
+        Map<String, Integer> perRow = new HashMap<>();
+        for (String id :
+                GroundTruth.expected(
+                        emulator.database(),
+                        stream,
+                        EmulatorSources.micros(start),
+                        EmulatorSources.micros(Instant.now().plusSeconds(60)))) {
+            perRow.merge(GroundTruth.rowOf(id), 1, Integer::sum);
+        }
+        return perRow.values().stream().mapToInt(Integer::intValue).max().orElse(0);
     }
 
     /** The transactions are the ground truth's, each once, complete, changes in record order. */

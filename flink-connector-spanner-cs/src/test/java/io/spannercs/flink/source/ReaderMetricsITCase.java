@@ -51,20 +51,50 @@ class ReaderMetricsITCase {
                     + " 'MUTABLE_KEY_RANGE');\n"
                     + "CREATE CHANGE STREAM legacy_cs FOR ALL;\n";
 
+    /**
+     * Changes a range must hold before its job reads it (of each table kind the filter passes and
+     * drops, where it has one).
+     */
+    private static final int MIN_CHANGES_EACH = 100;
+
+    /** Splits and merges a range must hold, so that readers have partitions to read ahead. */
+    private static final int MIN_CHURN_EVENTS = 8;
+
     @ParameterizedTest
     @ValueSource(strings = {"mutable_cs", "legacy_cs"})
     void countsRowChangesByModeAndWhatTheFilterDropped(String stream) throws Exception {
         try (SpannerEmulator emulator =
                 SpannerEmulator.builder().ddl(DDL).initialPartitions(2).start()) {
-            Instant start = Instant.now();
+            CommittedRange range = CommittedRange.startingNow(emulator, stream);
+            Instant start = range.start();
             WorkloadGenerator workload =
                     new WorkloadGenerator(
                             emulator.database(),
                             WorkloadConfig.builder().transactionsPerSecond(200).seed(3).build());
             workload.start();
-            Thread.sleep(1500);
-            workload.stop();
-            Instant end = Instant.now();
+            // Not a fixed 1.5 s: until the range holds changes of Orders and of another table
+            // (what the filter passes and drops), however slowly a loaded machine writes.
+            long micros0 = EmulatorSources.micros(start);
+            try {
+                Await.until(
+                        "changes of Orders and of another table",
+                        CommittedRange.WRITE_LIMIT,
+                        () -> {
+                            List<String> sofar =
+                                    GroundTruth.expected(
+                                            emulator.database(),
+                                            stream,
+                                            micros0,
+                                            EmulatorSources.micros(Instant.now()));
+                            long orders =
+                                    sofar.stream().filter(i -> i.contains("|Orders|")).count();
+                            return orders >= MIN_CHANGES_EACH
+                                    && sofar.size() - orders >= MIN_CHANGES_EACH;
+                        });
+            } finally {
+                workload.stop();
+            }
+            Instant end = range.afterLastCommit();
 
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
             env.setParallelism(2);
@@ -76,7 +106,6 @@ class ReaderMetricsITCase {
                     .sinkTo(new DiscardingSink<>());
             JobID job = env.execute("metrics of " + stream).getJobID();
 
-            long micros0 = EmulatorSources.micros(start);
             long micros1 = EmulatorSources.micros(end);
             List<String> all = GroundTruth.expected(emulator.database(), stream, micros0, micros1);
             long orders = all.stream().filter(i -> i.contains("|Orders|")).count();
@@ -108,15 +137,21 @@ class ReaderMetricsITCase {
                         .churnInterval(java.time.Duration.ofMillis(150))
                         .seed(5)
                         .start()) {
-            Instant start = Instant.now();
+            CommittedRange range = CommittedRange.startingNow(emulator, stream);
+            Instant start = range.start();
             WorkloadGenerator workload =
                     new WorkloadGenerator(
                             emulator.database(),
                             WorkloadConfig.builder().transactionsPerSecond(200).seed(3).build());
             workload.start();
-            Thread.sleep(2000);
-            workload.stop();
-            Instant end = Instant.now();
+            // Not a fixed 2 s: until the partitions have split and merged enough for readers to
+            // have partitions to read ahead, however slowly a loaded machine churns.
+            try {
+                range.awaitWritten(MIN_CHANGES_EACH, MIN_CHURN_EVENTS);
+            } finally {
+                workload.stop();
+            }
+            Instant end = range.afterLastCommit();
             List<String> all =
                     GroundTruth.expected(
                             emulator.database(),

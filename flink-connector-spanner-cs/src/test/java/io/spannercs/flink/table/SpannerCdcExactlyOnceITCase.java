@@ -7,6 +7,7 @@ import com.google.cloud.spanner.Spanner;
 import io.spannercs.emulator.SpannerEmulator;
 import io.spannercs.emulator.storage.CommittedTransaction;
 import io.spannercs.emulator.storage.RowChange;
+import io.spannercs.flink.source.CommittedRange;
 import io.spannercs.flink.source.GroundTruth;
 import io.spannercs.flink.testing.InjectedFailures;
 import java.math.BigDecimal;
@@ -17,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
@@ -31,18 +33,36 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * Exactly once through SQL: while orders are written and partitions churn, a SQL job with
  * checkpoints fails twice in a UDF and restores; its changelog must hold every change of the ground
- * truth once, and fold to the database's revenue per customer.
+ * truth once, and fold to the database's revenue per customer. The range ends by what is committed,
+ * not by a clock: the writer goes on until it holds enough changes for both failures.
  */
-@Timeout(value = 3, unit = java.util.concurrent.TimeUnit.MINUTES)
+@Timeout(value = 5, unit = java.util.concurrent.TimeUnit.MINUTES)
 class SpannerCdcExactlyOnceITCase {
     @RegisterExtension static final MiniClusterExtension MINI_CLUSTER = SqlTests.cluster();
+
+    /** The UDF fails the job at every {@code FAIL_EVERY}-th row it sees, while failures last. */
+    private static final int FAIL_EVERY = 60;
+
+    private static final int FAILURES = 2;
+
+    /**
+     * Changes the range must hold before the job starts: every change passes the UDF at least once,
+     * so this many make both injected failures happen; more than the 100 the check requires.
+     */
+    private static final int MIN_CHANGES = FAILURES * FAIL_EVERY;
+
+    /** Splits, merges and moves the reader must follow. */
+    private static final int MIN_CHURN_EVENTS = 2;
+
+    /** How long past the last commit seen before the job starts the range reads at the head. */
+    private static final Duration LIVE_TAIL = Duration.ofSeconds(2);
 
     static final AtomicInteger FAILURES_LEFT = new AtomicInteger();
     static final AtomicInteger SEEN = new AtomicInteger();
 
     @Test
     void changelogEqualsGroundTruthAcrossFailures() throws Exception {
-        FAILURES_LEFT.set(2);
+        FAILURES_LEFT.set(FAILURES);
         SEEN.set(0);
         try (SpannerEmulator emulator =
                         SpannerEmulator.builder()
@@ -54,16 +74,27 @@ class SpannerCdcExactlyOnceITCase {
                                 .start();
                 Spanner spanner = SqlTests.client(emulator)) {
             DatabaseClient db = SqlTests.db(spanner, emulator);
-            Instant start = Instant.now();
-            Instant end = start.plusSeconds(8);
+            CommittedRange range = CommittedRange.startingNow(emulator, "full_cs");
+            Instant start = range.start();
+            // The writer stops at the end of the range, which is known only once it has written
+            // enough: under load a fixed 8 s held 44 changes, and the failures never happened.
+            AtomicReference<Instant> stopAt = new AtomicReference<>();
             Thread writer =
                     new Thread(
                             () -> {
-                                for (int round = 0; Instant.now().isBefore(end); round++) {
+                                for (int round = 0; writes(stopAt.get()); round++) {
                                     SpannerCdcSqlITCase.writeOrders(db, emulator, 10, round);
                                 }
                             });
             writer.start();
+            Instant end;
+            try {
+                range.awaitWritten(MIN_CHANGES, MIN_CHURN_EVENTS);
+                end = range.afterLastCommit().plus(LIVE_TAIL);
+                stopAt.set(end); // the writer writes through the live tail
+            } finally {
+                stopAt.compareAndSet(null, Instant.now()); // a failure above stops it now
+            }
 
             Configuration conf = InjectedFailures.restartingConfiguration();
             StreamExecutionEnvironment env =
@@ -86,7 +117,9 @@ class SpannerCdcExactlyOnceITCase {
             } finally {
                 writer.join();
             }
-            assertThat(FAILURES_LEFT.get()).as("the job failed and restored").isZero();
+            assertThat(FAILURES_LEFT.get())
+                    .as("the job failed and restored %d times", FAILURES)
+                    .isZero();
 
             List<String> actual = new ArrayList<>();
             List<Row> changelog = new ArrayList<>();
@@ -127,6 +160,11 @@ class SpannerCdcExactlyOnceITCase {
         }
     }
 
+    /** Whether the writer goes on: until it is told where the range ends, and then up to it. */
+    private static boolean writes(Instant stopAt) {
+        return stopAt == null || Instant.now().isBefore(stopAt);
+    }
+
     /** Revenue per customer of the Orders table as of a commit time, from the ground truth. */
     private static Map<String, BigDecimal> revenueAt(SpannerEmulator emulator, long micros) {
         Map<List<com.google.protobuf.Value>, List<com.google.protobuf.Value>> rows =
@@ -163,7 +201,7 @@ class SpannerCdcExactlyOnceITCase {
     public static class FailSometimes extends ScalarFunction {
         public Long eval(Long id) {
             int seen = SEEN.incrementAndGet();
-            if (seen % 60 == 0 && FAILURES_LEFT.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+            if (seen % FAIL_EVERY == 0 && FAILURES_LEFT.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
                 throw new IllegalStateException("Injected failure after " + seen + " rows");
             }
             return id;

@@ -8,6 +8,7 @@ import com.google.cloud.spanner.Mutation;
 import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.Spanner;
 import com.google.cloud.spanner.Statement;
+import com.google.cloud.spanner.TimestampBound;
 import io.spannercs.emulator.SpannerEmulator;
 import java.math.BigDecimal;
 import java.time.Instant;
@@ -129,9 +130,24 @@ class SpannerCdcSqlITCase {
     }
 
     static Map<String, BigDecimal> revenueInDatabase(DatabaseClient db) {
+        return revenueInDatabase(db, TimestampBound.strong());
+    }
+
+    /** Like {@link #revenueInDatabase(DatabaseClient)}, as the table was at {@code at}. */
+    static Map<String, BigDecimal> revenueInDatabase(DatabaseClient db, Instant at) {
+        return revenueInDatabase(
+                db,
+                TimestampBound.ofReadTimestamp(
+                        com.google.cloud.Timestamp.ofTimeSecondsAndNanos(
+                                at.getEpochSecond(), at.getNano())));
+    }
+
+    private static Map<String, BigDecimal> revenueInDatabase(
+            DatabaseClient db, TimestampBound bound) {
         Map<String, BigDecimal> out = new TreeMap<>();
         try (ResultSet rs =
-                db.singleUse().executeQuery(Statement.of("SELECT Customer, Amount FROM Orders"))) {
+                db.singleUse(bound)
+                        .executeQuery(Statement.of("SELECT Customer, Amount FROM Orders"))) {
             while (rs.next()) {
                 out.merge(rs.getString(0), rs.getBigDecimal(1), BigDecimal::add);
             }

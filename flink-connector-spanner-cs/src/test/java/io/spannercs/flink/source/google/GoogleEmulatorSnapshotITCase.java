@@ -43,9 +43,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * and once in the stream. The snapshot rows must be the tables as the client reads them at T, once
  * each; the changes must be exactly what the client committed after T; applied per key in commit
  * order, the output must equal the tables as the client reads them at the end; and no key's change
- * may come before its snapshot row. Skips, saying why, where the gateway is not installed.
+ * may come before its snapshot row. The range ends by what is written, not by a clock: the writer
+ * goes on until it has committed the changes the checks need, the range ends a live tail after its
+ * last commit, and the job starts then. Skips, saying why, where the gateway is not installed.
  */
-@Timeout(value = 5, unit = TimeUnit.MINUTES)
+@Timeout(value = 6, unit = TimeUnit.MINUTES)
 class GoogleEmulatorSnapshotITCase {
     @RegisterExtension
     static final MiniClusterExtension MINI_CLUSTER = EmulatorSources.twoSlotCluster();
@@ -53,6 +55,13 @@ class GoogleEmulatorSnapshotITCase {
     private static final String PROJECT = GoogleGateway.PROJECT;
     private static final DatabaseId DB = DatabaseId.of(PROJECT, "snap-instance", "snap-db");
     private static final int BULK_ORDERS = 6000;
+
+    /** Changes committed after T that the checks require; past the stream failure at 300. */
+    private static final int MIN_CHANGES = 600;
+
+    /** How long past the last commit seen before the job starts the range reads at the head. */
+    private static final Duration LIVE_TAIL = Duration.ofSeconds(3);
+
     private static final Map<String, List<String>> COLUMNS =
             Map.of(
                     "Orders", List.of("OrderId", "Customer", "Amount"),
@@ -68,10 +77,17 @@ class GoogleEmulatorSnapshotITCase {
             OrdersWriter orders = new OrdersWriter(client, 17);
             orders.prefill(BULK_ORDERS);
             Instant snapshotAt = Instant.now();
-            Instant end = snapshotAt.plusSeconds(30);
-            WriteUntil writer = new WriteUntil(orders, end.minusSeconds(8));
+            LiveWriter writer = new LiveWriter(orders, micros(snapshotAt), Integer.MAX_VALUE, 20);
             Thread writing = new Thread(writer, "google-emulator-writer");
             writing.start();
+            // Not a fixed 22 s of writes: a loaded run committed 524 of the 600 changes needed.
+            Instant end;
+            try {
+                end = writer.awaitChanges(MIN_CHANGES).plus(LIVE_TAIL);
+                writer.stopAt(end); // it writes on through the live tail
+            } finally {
+                writer.stopNowUnlessTold();
+            }
 
             StreamExecutionEnvironment env =
                     StreamExecutionEnvironment.getExecutionEnvironment(
@@ -100,8 +116,8 @@ class GoogleEmulatorSnapshotITCase {
             } finally {
                 writing.join();
             }
-            if (writer.failure != null) {
-                throw writer.failure;
+            if (writer.failure() != null) {
+                throw writer.failure();
             }
             assertThat(FailInSnapshotAndStream.failed())
                     .as("failures in the snapshot and in the stream")
@@ -126,7 +142,9 @@ class GoogleEmulatorSnapshotITCase {
             long t = micros(snapshotAt);
             List<String> written = new ArrayList<>();
             for (String w : orders.written()) {
-                if (Long.parseLong(w.substring(0, w.indexOf('|'))) > t) {
+                long committed = LiveWriter.committedMicros(w);
+                // The writer's last commit may come after the end it wrote up to.
+                if (committed > t && committed <= micros(end)) {
                     written.add(w);
                 }
             }
@@ -174,29 +192,5 @@ class GoogleEmulatorSnapshotITCase {
 
     private static long micros(Instant i) {
         return i.getEpochSecond() * 1_000_000L + i.getNano() / 1000;
-    }
-
-    /** Writes transactions until the deadline. */
-    private static final class WriteUntil implements Runnable {
-        private final OrdersWriter orders;
-        private final Instant deadline;
-        volatile Exception failure;
-
-        WriteUntil(OrdersWriter orders, Instant deadline) {
-            this.orders = orders;
-            this.deadline = deadline;
-        }
-
-        @Override
-        public void run() {
-            try {
-                while (Instant.now().isBefore(deadline)) {
-                    orders.writeOne();
-                    Thread.sleep(20);
-                }
-            } catch (Exception e) {
-                failure = e;
-            }
-        }
     }
 }
