@@ -335,8 +335,8 @@ abstract class SessionClusterJobs {
                 throw new AssertionError(
                         what
                                 + " did not end within "
-                                + PER_JOB.toMinutes()
-                                + " min of its start (its result and the check for client"
+                                + PER_JOB.toSeconds()
+                                + " s of its start (its result and the check for client"
                                 + " threads after it); driver output in "
                                 + log.toAbsolutePath());
             }
