@@ -190,6 +190,15 @@ final class ChangeFiles {
     }
 
     /**
+     * Whether the emulator recorded more than {@code n} changes from {@code from} until now (as
+     * {@link #expected} lists them). Tests that need a number of changes write until this holds,
+     * not for a fixed time: a workload's pace is the machine's.
+     */
+    static boolean moreThan(SpannerEmulator emulator, Instant from, int n) {
+        return expected(emulator, from, Instant.now()).size() > n;
+    }
+
+    /**
      * Every row change committed in [start, end] (the stream watches all tables and columns), as
      * the emulator recorded them.
      */

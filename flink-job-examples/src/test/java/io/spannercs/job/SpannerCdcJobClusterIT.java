@@ -107,10 +107,14 @@ class SpannerCdcJobClusterIT {
                                         && state(jobId).equals("RUNNING"));
             }
             int before = written.get();
+            // Writes until there are enough changes, not for a paced count of transactions
+            // alone: how many a loaded machine wrote by then is its pace.
             cluster.await(
-                    "50 more transactions",
-                    Duration.ofSeconds(60),
-                    () -> written.get() > before + 50);
+                    "50 more transactions, and more than 100 changes since the start",
+                    Duration.ofSeconds(120),
+                    () ->
+                            written.get() > before + 50
+                                    && ChangeFiles.moreThan(emulator, start, 100));
             stop.set(true);
             writes.get(30, TimeUnit.SECONDS);
             Instant end = Instant.now();

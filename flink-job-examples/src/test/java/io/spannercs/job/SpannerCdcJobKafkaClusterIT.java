@@ -145,6 +145,15 @@ class SpannerCdcJobKafkaClusterIT {
                         });
                 cluster.killTaskManagerFor(spare);
                 awaitRestoredAndCheckpointing(jobId);
+                // The workload's pace is the machine's: it writes on until there are enough
+                // changes, instead of only as long as the restore took.
+                cluster.await(
+                        "more than 200 changes after the snapshot",
+                        Duration.ofSeconds(120),
+                        () -> {
+                            cluster.failIfEnded(jobId);
+                            return ChangeFiles.moreThan(emulator, snapshotAt.plusNanos(1000), 200);
+                        });
             } finally {
                 workload.stop();
             }

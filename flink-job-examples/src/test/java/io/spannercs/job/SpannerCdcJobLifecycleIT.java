@@ -156,6 +156,7 @@ class SpannerCdcJobLifecycleIT {
                                 return countCommitted(emulator, false) > 0;
                             });
                 }
+                awaitChangesSince(job2, emulator, snapshot ? start.plusNanos(1000) : start);
                 String savepoint2 = stop(job2);
 
                 // The end is the stop: job 3 reads what job 2 left to its end and finishes, with
@@ -246,6 +247,7 @@ class SpannerCdcJobLifecycleIT {
                         });
                 cluster.killAndReplaceTaskManager();
                 awaitRestoredAndCommitting(job, 2);
+                awaitChangesSince(job, emulator, snapshotAt.plusNanos(1000));
                 String savepoint = stop(job);
 
                 // The end is the stop: the last job reads to it and finishes, without a window.
@@ -330,6 +332,25 @@ class SpannerCdcJobLifecycleIT {
         return savepoint;
     }
 
+    /** The changes in [start, end] a run must hold at least: more than this. */
+    private static final int MIN_CHANGES = 300;
+
+    /**
+     * Waits while the job runs until the emulator holds more than {@link #MIN_CHANGES} changes
+     * since {@code from}: the workload writes at the machine's pace, so the time the job took to
+     * get here alone does not make them.
+     */
+    private static void awaitChangesSince(String jobId, SpannerEmulator emulator, Instant from)
+            throws Exception {
+        cluster.await(
+                "more than " + MIN_CHANGES + " changes written",
+                Duration.ofSeconds(120),
+                () -> {
+                    cluster.failIfEnded(jobId);
+                    return ChangeFiles.moreThan(emulator, from, MIN_CHANGES);
+                });
+    }
+
     /** Waits until a completed checkpoint of the job committed files beyond {@code before}. */
     private void awaitNewCommittedFiles(String jobId, int before) throws Exception {
         cluster.await(
@@ -393,7 +414,7 @@ class SpannerCdcJobLifecycleIT {
             throws IOException {
         List<String> expected = new ArrayList<>(snapshotRows);
         List<String> changes = ChangeFiles.expected(emulator, start, end);
-        assertThat(changes).as("changes in [start, end]").hasSizeGreaterThan(300);
+        assertThat(changes).as("changes in [start, end]").hasSizeGreaterThan(MIN_CHANGES);
         expected.addAll(changes);
         assertThat(ChangeFiles.committed(out, emulator))
                 .doesNotHaveDuplicates()

@@ -1,6 +1,7 @@
 package io.spannercs.sql;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.spannercs.emulator.SpannerEmulator;
 import io.spannercs.testcluster.Jcmd;
@@ -61,10 +62,23 @@ abstract class SessionClusterJobs {
     private static final Path JAR = Paths.get("target", "flink-sql-connector-spanner-cs.jar");
 
     /**
-     * Jobs that finish with {@code ADD JAR}: 12 in {@code mvn verify}, enough for a loader that
-     * leaks per job to show; {@code -DsessionClusterIT.jobs=N} (at least 4) for more or fewer.
+     * Jobs that finish with {@code ADD JAR}: 6 in {@code mvn verify}; {@code
+     * -DsessionClusterIT.jobs=N} (at least 4) for more or fewer. 6 are enough because a leak shows
+     * after one job: after every job no client thread may be left on the cluster, and after the
+     * last, a full GC must leave no job's class loader alive in either JVM, so a loader (or a
+     * thread) that outlives its job fails the test whatever the count. Many more jobs (say 40) only
+     * add what a leak would do in the end, metaspace exhausted ({@code OutOfMemoryError:
+     * Metaspace}, which the logs are checked for): a long run for that, not for every build.
      */
-    static final int ADD_JAR_JOBS = Integer.getInteger("sessionClusterIT.jobs", 12);
+    static final int ADD_JAR_JOBS = Integer.getInteger("sessionClusterIT.jobs", 6);
+
+    /**
+     * How long one job may take from its start (the driver's {@code JOB <i> START}) to the next
+     * job's: its statements, its result and the check for client threads after it. Bounded jobs
+     * took 20-36 s each at a load of 15-28 on 2 cores; the whole run's bound follows from the
+     * number of jobs ({@link #runBound}), so more jobs never make a loaded run fail.
+     */
+    static final Duration PER_JOB = Duration.ofMinutes(3);
 
     /** Jobs that finish with the SQL jar in lib/: the connector is loaded once per JVM there. */
     static final int LIB_JOBS = Math.min(ADD_JAR_JOBS, 6);
@@ -79,7 +93,24 @@ abstract class SessionClusterJobs {
     /** Jobs (by index) that start before the change stream existed, and so must fail. */
     private List<Integer> failingJobs;
 
-    void run(Path home, boolean jarInLib, int boundedJobs) throws Exception {
+    /**
+     * What a whole run may take with {@code boundedJobs}: per job of the driver (with the failing
+     * and the windowed ones, and its own start) {@link #PER_JOB}, plus the emulator, the cluster
+     * and the checks after the jobs. The per-job bound fails first, naming the job.
+     */
+    static Duration runBound(int boundedJobs) {
+        return Duration.ofMinutes(5).plus(PER_JOB.multipliedBy(boundedJobs + 4));
+    }
+
+    /** Runs the jobs within {@link #runBound}: see the class's description for what must hold. */
+    void run(Path home, boolean jarInLib, int boundedJobs) {
+        assertTimeoutPreemptively(
+                runBound(boundedJobs),
+                () -> runJobs(home, jarInLib, boundedJobs),
+                () -> boundedJobs + " bounded jobs on one session cluster; see " + home);
+    }
+
+    private void runJobs(Path home, boolean jarInLib, int boundedJobs) throws Exception {
         this.home = home;
         this.jarInLib = jarInLib;
         this.boundedJobs = boundedJobs;
@@ -273,11 +304,56 @@ abstract class SessionClusterJobs {
         pb.environment().put("SPANNER_DISABLE_BUILTIN_METRICS", "true");
         Process p = pb.redirectOutput(log.toFile()).start();
         try {
-            assertThat(p.waitFor(10, TimeUnit.MINUTES)).as("driver finished").isTrue();
+            awaitDriver(p, log);
         } finally {
             p.destroyForcibly();
         }
         return Files.readString(log);
+    }
+
+    private static final Pattern JOB_START = Pattern.compile("(?m)^JOB (\\d+) START$");
+
+    /**
+     * Waits until the driver has exited, each of its jobs within {@link #PER_JOB} of its start: a
+     * bound per job rather than one for all of them, so a loaded machine that makes every job slow
+     * cannot fail a run whose jobs all end, and a job that stalls is named.
+     */
+    private void awaitDriver(Process p, Path log) throws Exception {
+        int jobs = boundedJobs + failingJobs.size() + (jarInLib ? 0 : 1);
+        int current = -1; // the job the driver last started; -1 while the driver starts
+        long since = System.nanoTime();
+        while (!p.waitFor(200, TimeUnit.MILLISECONDS)) {
+            int started = lastStartedJob(Files.readString(log));
+            if (started != current) {
+                current = started;
+                since = System.nanoTime();
+            } else if (System.nanoTime() - since > PER_JOB.toNanos()) {
+                String what =
+                        current < 0
+                                ? "the driver's start (before job 0)"
+                                : "job " + current + " of " + jobs + " (0-based)";
+                throw new AssertionError(
+                        what
+                                + " did not end within "
+                                + PER_JOB.toSeconds()
+                                + " s of its start (its result and the check for client"
+                                + " threads after it); driver output in "
+                                + log.toAbsolutePath());
+            }
+        }
+        assertThat(p.exitValue())
+                .as("driver exit code; output in %s", log.toAbsolutePath())
+                .isZero();
+    }
+
+    /** The index of the last {@code JOB <i> START} in the driver's output; -1 if none. */
+    private static int lastStartedJob(String output) {
+        int last = -1;
+        Matcher m = JOB_START.matcher(output);
+        while (m.find()) {
+            last = Integer.parseInt(m.group(1));
+        }
+        return last;
     }
 
     /** Per job index: what follows {@code JOB <i> } on its result line, with a failure's trace. */

@@ -1,15 +1,14 @@
 package io.spannercs.sql;
 
 import java.nio.file.Paths;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * Many jobs on one session cluster, each loading the SQL jar with {@code ADD JAR}: see {@link
- * SessionClusterJobs} for what must hold.
+ * SessionClusterJobs} for what must hold. Each job has {@link SessionClusterJobs#PER_JOB}, the
+ * whole run a bound that follows from the number of jobs ({@code -DsessionClusterIT.jobs=N}, 6 by
+ * default).
  */
-@Timeout(value = 12, unit = TimeUnit.MINUTES)
 class SqlJarSessionClusterIT extends SessionClusterJobs {
     @Test
     void runsManyAddJarJobsAndLeavesNothingBehind() throws Exception {

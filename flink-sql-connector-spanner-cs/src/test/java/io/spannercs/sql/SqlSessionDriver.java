@@ -32,11 +32,12 @@ import org.apache.flink.util.CloseableIterator;
  *
  * <p>Arguments: the REST port of the cluster and a file of jobs, each a block of SQL statements
  * separated by a line {@code ---} (statements end with {@code ;} at the end of a line; the last one
- * is the query). Prints per job {@code JOB <i> ROWS <n> MILLIS <t> FIRST <f>} (t from the job's
- * first statement to the end of its result, f from the query's submission to its first row; -1
- * without rows) or {@code JOB <i> FAILED MILLIS <t>} followed by the stack trace, then {@code JOB
- * <i> LEFTOVER <threads>}: the client threads still alive on the JobManager and TaskManagers after
- * the job, as their thread dumps name them (waiting up to 15 s for them to end).
+ * is the query). Prints per job {@code JOB <i> START} as it begins (the test bounds each job's time
+ * from there), then {@code JOB <i> ROWS <n> MILLIS <t> FIRST <f>} (t from the job's first statement
+ * to the end of its result, f from the query's submission to its first row; -1 without rows) or
+ * {@code JOB <i> FAILED MILLIS <t>} followed by the stack trace, then {@code JOB <i> LEFTOVER
+ * <threads>}: the client threads still alive on the JobManager and TaskManagers after the job, as
+ * their thread dumps name them (waiting up to 15 s for them to end).
  *
  * <p>A block whose first line is {@code -- until total N} is an unbounded query: its rows' first
  * column (a count) is added up until it reaches N, then the result is closed, which cancels the
@@ -55,6 +56,8 @@ public final class SqlSessionDriver {
         for (int i = 0; i < jobs.length; i++) {
             Matcher until = UNTIL_TOTAL.matcher(jobs[i].strip());
             long total = until.lookingAt() ? Long.parseLong(until.group(1)) : -1;
+            System.out.println("JOB " + i + " START");
+            System.out.flush();
             runJob(i, restPort, statements(jobs[i]), total);
             System.out.println("JOB " + i + " LEFTOVER " + awaitNoClientThreads(restPort));
             System.out.flush();
