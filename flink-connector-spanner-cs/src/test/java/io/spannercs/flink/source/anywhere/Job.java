@@ -4,6 +4,7 @@ import io.spannercs.flink.format.ChangeEvent;
 import io.spannercs.flink.source.SpannerChangeStreamSource;
 import io.spannercs.flink.source.enumerator.AnywhereEnumeratorProbe;
 import io.spannercs.flink.source.enumerator.ChangeStreamEnumeratorState;
+import io.spannercs.flink.source.event.ReaderCheckpointedEvent;
 import io.spannercs.flink.source.event.ReaderReportsEvent;
 import io.spannercs.flink.source.reader.AnywhereProbe;
 import io.spannercs.flink.source.split.PartitionReport;
@@ -488,7 +489,11 @@ final class Job implements AutoCloseable {
     /** A reader sends to the coordinator. */
     void toEnumerator(int subtask, int attempt, SourceEvent event) {
         slots[subtask].outbox.add(new ToEnumerator(attempt, false, javaSerialize(event)));
-        activity();
+        if (!(event instanceof ReaderCheckpointedEvent)) {
+            // A reader's snapshot says it took it: part of the checkpoint, not the job's activity
+            // (else an idle job would take checkpoints for ever, and never its periodic work).
+            activity();
+        }
     }
 
     void noteAssignment(Map<Integer, List<SpannerSplit>> assignment) {
@@ -749,6 +754,9 @@ final class Job implements AutoCloseable {
             }
             if (step()) {
                 idleWaits = 0;
+                if (steps % 1000 == 0) {
+                    checkStuck(); // busy without an element is stuck too (a livelock)
+                }
                 continue;
             }
             if (allFinished()) {
