@@ -8,11 +8,15 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiConsumer;
+import org.apache.flink.api.connector.source.ReaderInfo;
 import org.apache.flink.api.connector.source.SourceEvent;
 import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 import org.apache.flink.api.connector.source.SplitsAssignment;
+import org.apache.flink.metrics.groups.SplitEnumeratorMetricGroup;
 
 /**
  * An enumerator whose assignment of one partition reaches the reader only once another partition
@@ -58,14 +62,15 @@ final class PartitionAssignedLate implements WrappedEnumeratorSource.Wrapper {
     }
 
     /** Keeps the held partition's assignment, and the end of assignments, until released. */
-    private static final class HoldingContext extends WrappedEnumeratorSource.ForwardingContext {
+    private static final class HoldingContext implements SplitEnumeratorContext<SpannerSplit> {
+        private final SplitEnumeratorContext<SpannerSplit> context;
         private final String token;
         private final List<Integer> noMoreSplitsHeld = new ArrayList<>();
         private SplitsAssignment<SpannerSplit> held;
         private boolean done;
 
         HoldingContext(SplitEnumeratorContext<SpannerSplit> context, String token) {
-            super(context);
+            this.context = context;
             this.token = token;
         }
 
@@ -108,6 +113,60 @@ final class PartitionAssignedLate implements WrappedEnumeratorSource.Wrapper {
             } else {
                 noMoreSplitsHeld.add(subtask);
             }
+        }
+
+        @Override
+        public SplitEnumeratorMetricGroup metricGroup() {
+            return context.metricGroup();
+        }
+
+        @Override
+        public void sendEventToSourceReader(int subtaskId, SourceEvent event) {
+            context.sendEventToSourceReader(subtaskId, event);
+        }
+
+        @Override
+        public void sendEventToSourceReader(int subtaskId, int attemptNumber, SourceEvent event) {
+            context.sendEventToSourceReader(subtaskId, attemptNumber, event);
+        }
+
+        @Override
+        public int currentParallelism() {
+            return context.currentParallelism();
+        }
+
+        @Override
+        public Map<Integer, ReaderInfo> registeredReaders() {
+            return context.registeredReaders();
+        }
+
+        @Override
+        public Map<Integer, Map<Integer, ReaderInfo>> registeredReadersOfAttempts() {
+            return context.registeredReadersOfAttempts();
+        }
+
+        @Override
+        public <T> void callAsync(Callable<T> callable, BiConsumer<T, Throwable> handler) {
+            context.callAsync(callable, handler);
+        }
+
+        @Override
+        public <T> void callAsync(
+                Callable<T> callable,
+                BiConsumer<T, Throwable> handler,
+                long initialDelayMillis,
+                long periodMillis) {
+            context.callAsync(callable, handler, initialDelayMillis, periodMillis);
+        }
+
+        @Override
+        public void runInCoordinatorThread(Runnable runnable) {
+            context.runInCoordinatorThread(runnable);
+        }
+
+        @Override
+        public void setIsProcessingBacklog(boolean isProcessingBacklog) {
+            context.setIsProcessingBacklog(isProcessingBacklog);
         }
     }
 }

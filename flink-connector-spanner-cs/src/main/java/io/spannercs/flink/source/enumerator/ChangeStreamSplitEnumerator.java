@@ -7,7 +7,6 @@ import io.spannercs.flink.source.event.AssignedElsewhereEvent;
 import io.spannercs.flink.source.event.EnumeratorEventsEvent;
 import io.spannercs.flink.source.event.EventsStoppedEvent;
 import io.spannercs.flink.source.event.LowWatermarkEvent;
-import io.spannercs.flink.source.event.ReaderCheckpointedEvent;
 import io.spannercs.flink.source.event.ReaderFailingEvent;
 import io.spannercs.flink.source.event.ReaderReportsEvent;
 import io.spannercs.flink.source.event.ReleaseBarrierEvent;
@@ -26,7 +25,6 @@ import io.spannercs.flink.source.split.SpannerSplit;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -95,12 +93,6 @@ public final class ChangeStreamSplitEnumerator
      * #flushEvents}).
      */
     private final Map<Integer, List<SourceEvent>> outgoing = new TreeMap<>();
-
-    /** Readers sent nothing until they have taken their part of a checkpoint (see there). */
-    private final CheckpointWindows checkpointWindows = new CheckpointWindows();
-
-    /** Failing readers whose {@link EventsStoppedEvent} waits for their checkpoint's window. */
-    private final Set<Integer> eventsStoppedHeld = new HashSet<>();
 
     /** A reader's acknowledgements wait at most this long while it keeps sending events. */
     static final long ACK_INTERVAL_MILLIS = 100;
@@ -384,10 +376,6 @@ public final class ChangeStreamSplitEnumerator
 
     @Override
     public void addReader(int subtaskId) {
-        // A new task: Flink holds nothing for it, and what was held here was for the one before.
-        checkpointWindows.readerRegistered(subtaskId);
-        outgoing.remove(subtaskId);
-        eventsStoppedHeld.remove(subtaskId);
         failingReaders.remove(subtaskId);
         // A new reader instance, whose pipeline (re)starts without a watermark.
         lowWatermarkTold.remove(subtaskId);
@@ -404,12 +392,6 @@ public final class ChangeStreamSplitEnumerator
 
     @Override
     public void handleSourceEvent(int subtaskId, SourceEvent event) {
-        if (event instanceof ReaderCheckpointedEvent checkpointed) {
-            if (checkpointWindows.readerCheckpointed(subtaskId, checkpointed.checkpointId())) {
-                afterWindowsClosed();
-            }
-            return;
-        }
         if (event instanceof ReaderFailingEvent failing) {
             stopSendingTo(subtaskId, failing);
             return;
@@ -553,9 +535,7 @@ public final class ChangeStreamSplitEnumerator
 
     /** Brings everything in line with the graph after any change. */
     private void afterChange() {
-        // Splits wait while a reader is inside a checkpoint's window: assigning around it would
-        // place partitions by a passing moment rather than by load.
-        if (mayAssign() && !checkpointWindows.anyOpen()) {
+        if (mayAssign()) {
             assignSnapshotSplits();
             assignReadyPartitions();
         }
@@ -783,7 +763,7 @@ public final class ChangeStreamSplitEnumerator
         }
         List<Integer> toSignal = new ArrayList<>();
         for (int reader : liveReaders()) {
-            if (!signalledNoMoreSplits.contains(reader) && !checkpointWindows.isOpen(reader)) {
+            if (!signalledNoMoreSplits.contains(reader)) {
                 toSignal.add(reader);
                 // A reader told there are no more splits may finish at once, and an event to a
                 // finished task fails the job: what it is owed goes first, nothing follows.
@@ -861,23 +841,7 @@ public final class ChangeStreamSplitEnumerator
         failingReaders.add(subtask);
         outgoing.remove(subtask);
         pendingAcks.remove(subtask);
-        if (checkpointWindows.isOpen(subtask)) {
-            eventsStoppedHeld.add(subtask); // a clean failure still takes its checkpoint
-        } else {
-            context.sendEventToSourceReader(subtask, new EventsStoppedEvent());
-        }
-    }
-
-    /** Sends what waited for the windows that closed. */
-    private void afterWindowsClosed() {
-        for (Iterator<Integer> it = eventsStoppedHeld.iterator(); it.hasNext(); ) {
-            int subtask = it.next();
-            if (!checkpointWindows.isOpen(subtask)) {
-                it.remove();
-                context.sendEventToSourceReader(subtask, new EventsStoppedEvent());
-            }
-        }
-        afterChange();
+        context.sendEventToSourceReader(subtask, new EventsStoppedEvent());
     }
 
     private void send(int subtask, SourceEvent event) {
@@ -893,13 +857,10 @@ public final class ChangeStreamSplitEnumerator
      * signalled, so readers see events in the order they were produced.
      */
     private void flushEvents() {
-        for (Iterator<Map.Entry<Integer, List<SourceEvent>>> it = outgoing.entrySet().iterator();
-                it.hasNext(); ) {
-            Map.Entry<Integer, List<SourceEvent>> e = it.next();
-            if (checkpointWindows.isOpen(e.getKey())) {
-                continue; // kept until the reader has taken its part of the checkpoint
-            }
-            it.remove();
+        if (outgoing.isEmpty()) {
+            return;
+        }
+        for (Map.Entry<Integer, List<SourceEvent>> e : outgoing.entrySet()) {
             if (!isLive(e.getKey())) {
                 continue; // the reader failed meanwhile; it is told again when it registers
             }
@@ -908,12 +869,12 @@ public final class ChangeStreamSplitEnumerator
                     e.getKey(),
                     events.size() == 1 ? events.get(0) : new EnumeratorEventsEvent(events));
         }
+        outgoing.clear();
     }
 
     @Override
     public ChangeStreamEnumeratorState snapshotState(long checkpointId) {
         checkpointing = true;
-        checkpointWindows.opened(checkpointId, assignableReaders());
         recentEnds.snapshotTaken(checkpointId);
         snapshot.snapshotTaken(checkpointId);
         return graph.snapshot().withSnapshot(snapshot.state());
@@ -924,16 +885,6 @@ public final class ChangeStreamSplitEnumerator
         recentEnds.checkpointCompleted(checkpointId);
         if (snapshot.checkpointCompleted(checkpointId)) {
             onSnapshotDone();
-        }
-        if (checkpointWindows.checkpointEnded(checkpointId)) {
-            afterWindowsClosed();
-        }
-    }
-
-    @Override
-    public void notifyCheckpointAborted(long checkpointId) {
-        if (checkpointWindows.checkpointEnded(checkpointId)) {
-            afterWindowsClosed();
         }
     }
 

@@ -30,7 +30,6 @@ final class EventCodec {
     private static final byte STREAM_SHAPE = 7;
     private static final byte READER_FAILING = 8;
     private static final byte EVENTS_STOPPED = 9;
-    private static final byte READER_CHECKPOINTED = 10;
 
     private EventCodec() {}
 
@@ -93,9 +92,6 @@ final class EventCodec {
             out.writeUTF(failing.cause());
         } else if (event instanceof EventsStoppedEvent) {
             out.writeByte(EVENTS_STOPPED);
-        } else if (event instanceof ReaderCheckpointedEvent checkpointed) {
-            out.writeByte(READER_CHECKPOINTED);
-            out.writeLong(checkpointed.checkpointId());
         } else {
             throw new IOException("No binary form for " + event.getClass().getName());
         }
@@ -148,8 +144,6 @@ final class EventCodec {
                 return new ReaderFailingEvent(in.readUTF());
             case EVENTS_STOPPED:
                 return new EventsStoppedEvent();
-            case READER_CHECKPOINTED:
-                return new ReaderCheckpointedEvent(in.readLong());
             default:
                 throw new IOException("Unknown source event kind " + kind);
         }

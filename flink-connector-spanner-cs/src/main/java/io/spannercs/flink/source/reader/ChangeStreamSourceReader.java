@@ -9,7 +9,6 @@ import io.spannercs.flink.source.event.AssignedElsewhereEvent;
 import io.spannercs.flink.source.event.EnumeratorEventsEvent;
 import io.spannercs.flink.source.event.EventsStoppedEvent;
 import io.spannercs.flink.source.event.LowWatermarkEvent;
-import io.spannercs.flink.source.event.ReaderCheckpointedEvent;
 import io.spannercs.flink.source.event.ReaderFailingEvent;
 import io.spannercs.flink.source.event.ReaderReportsEvent;
 import io.spannercs.flink.source.event.ReleaseBarrierEvent;
@@ -502,9 +501,6 @@ public final class ChangeStreamSourceReader<T>
         for (SplitState s : finishedAwaitingAck.values()) {
             splits.put(s.token(), s.toSplit());
         }
-        // The last thing of this part of the checkpoint: the enumerator sends this reader nothing
-        // from its own part until it hears this (see ReaderCheckpointedEvent).
-        context.sendSourceEventToCoordinator(new ReaderCheckpointedEvent(checkpointId));
         return new ArrayList<>(splits.values());
     }
 

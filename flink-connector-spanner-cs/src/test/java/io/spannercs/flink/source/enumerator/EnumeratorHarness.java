@@ -3,7 +3,6 @@ package io.spannercs.flink.source.enumerator;
 import io.spannercs.flink.source.TestConfigs;
 import io.spannercs.flink.source.config.SpannerSourceConfig;
 import io.spannercs.flink.source.event.EnumeratorEventsEvent;
-import io.spannercs.flink.source.event.ReaderCheckpointedEvent;
 import io.spannercs.flink.source.event.ReaderReportsEvent;
 import io.spannercs.flink.source.event.SplitsResumedEvent;
 import io.spannercs.flink.source.spanner.ChangeStreamQuery;
@@ -269,28 +268,11 @@ final class EnumeratorHarness implements AutoCloseable {
         return events(subtask).stream().filter(type::isInstance).map(type::cast).toList();
     }
 
-    /**
-     * A checkpoint as a job takes it: the enumerator's part (its state through the serializer),
-     * then every registered reader's part.
-     */
+    /** Snapshot through the serializer, as a checkpoint would. */
     ChangeStreamEnumeratorState checkpoint(long checkpointId) throws Exception {
-        ChangeStreamEnumeratorState state = enumeratorCheckpoint(checkpointId);
-        for (int subtask : context.registeredReaders().keySet()) {
-            readerCheckpointed(subtask, checkpointId);
-        }
-        return state;
-    }
-
-    /** Only the enumerator's part of a checkpoint, through the serializer. */
-    ChangeStreamEnumeratorState enumeratorCheckpoint(long checkpointId) throws Exception {
         ChangeStreamEnumeratorState state = enumerator.snapshotState(checkpointId);
         ChangeStreamEnumeratorStateSerializer s = ChangeStreamEnumeratorStateSerializer.INSTANCE;
         return s.deserialize(s.getVersion(), s.serialize(state));
-    }
-
-    /** What a reader sends when it has taken its part of a checkpoint. */
-    void readerCheckpointed(int subtask, long checkpointId) {
-        enumerator.handleSourceEvent(subtask, new ReaderCheckpointedEvent(checkpointId));
     }
 
     long metric(String gauge) {

@@ -35,7 +35,7 @@ class PruningTest {
                         new Finished(token, t));
                 h.progress(h.ownerOf(child), child, t + 5 * SECOND);
             }
-            h.checkpoint(1);
+            h.enumerator.snapshotState(1);
             h.enumerator.notifyCheckpointComplete(1);
 
             ChangeStreamEnumeratorState state = h.checkpoint(2);

@@ -36,7 +36,7 @@ class ReportAcknowledgementTest {
 
             h.report(ra, first);
             h.report(rb, second);
-            h.checkpoint(1);
+            h.enumerator.snapshotState(1);
             h.report(ra, third);
 
             // The first acknowledgement goes at once, the next waits for others a little; the

@@ -59,7 +59,6 @@ class SerializedEventTest {
                         new ReaderFailingEvent("java.io.IOException: ünïcode cause"),
                         new ReaderFailingEvent(""),
                         new EventsStoppedEvent(),
-                        new ReaderCheckpointedEvent(42),
                         new EnumeratorEventsEvent(
                                 List.of(
                                         new StreamShapeEvent(
