@@ -4,7 +4,6 @@ import io.spannercs.flink.format.ChangeEvent;
 import io.spannercs.flink.source.SpannerChangeStreamSource;
 import io.spannercs.flink.source.enumerator.AnywhereEnumeratorProbe;
 import io.spannercs.flink.source.enumerator.ChangeStreamEnumeratorState;
-import io.spannercs.flink.source.event.ReaderCheckpointedEvent;
 import io.spannercs.flink.source.event.ReaderReportsEvent;
 import io.spannercs.flink.source.reader.AnywhereProbe;
 import io.spannercs.flink.source.split.PartitionReport;
@@ -489,11 +488,7 @@ final class Job implements AutoCloseable {
     /** A reader sends to the coordinator. */
     void toEnumerator(int subtask, int attempt, SourceEvent event) {
         slots[subtask].outbox.add(new ToEnumerator(attempt, false, javaSerialize(event)));
-        if (!(event instanceof ReaderCheckpointedEvent)) {
-            // A reader's snapshot says it took it: part of the checkpoint, not the job's activity
-            // (else an idle job would take checkpoints for ever, and never its periodic work).
-            activity();
-        }
+        activity();
     }
 
     void noteAssignment(Map<Integer, List<SpannerSplit>> assignment) {
