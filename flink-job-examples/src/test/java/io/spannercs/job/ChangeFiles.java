@@ -10,13 +10,16 @@ import io.spannercs.flink.format.ChangeEvent;
 import io.spannercs.flink.format.datastream.DatastreamContext;
 import io.spannercs.flink.format.datastream.DatastreamJsonDeserializer;
 import java.io.IOException;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
-import java.util.stream.Stream;
 
 /**
  * What the job's tests compare: the changes in the committed JSON files against the emulator's
@@ -138,14 +141,37 @@ final class ChangeFiles {
         return folders;
     }
 
-    /** Every regular file under {@code out}, committed or not. */
+    /**
+     * Every regular file under {@code out}, committed or not. A running job's sink renames and
+     * removes in-progress files meanwhile: one gone between the listing and its attributes is
+     * passed over (a loaded run failed on {@code NoSuchFileException} with {@code Files.walk}).
+     */
     static List<Path> files(Path out) throws IOException {
         if (!Files.isDirectory(out)) {
             return List.of();
         }
-        try (Stream<Path> files = Files.walk(out)) {
-            return files.filter(Files::isRegularFile).toList();
-        }
+        List<Path> found = new ArrayList<>();
+        Files.walkFileTree(
+                out,
+                new SimpleFileVisitor<>() {
+                    @Override
+                    public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
+                        if (attrs.isRegularFile()) {
+                            found.add(file);
+                        }
+                        return FileVisitResult.CONTINUE;
+                    }
+
+                    @Override
+                    public FileVisitResult visitFileFailed(Path file, IOException e)
+                            throws IOException {
+                        if (e instanceof NoSuchFileException) {
+                            return FileVisitResult.CONTINUE;
+                        }
+                        throw e;
+                    }
+                });
+        return found;
     }
 
     /**
