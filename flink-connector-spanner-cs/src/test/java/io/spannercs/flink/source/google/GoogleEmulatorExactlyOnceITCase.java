@@ -76,13 +76,7 @@ class GoogleEmulatorExactlyOnceITCase {
             LiveWriter writer = new LiveWriter(orders, micros(start), TRANSACTIONS, 0);
             Thread writing = new Thread(writer, "google-emulator-writer");
             writing.start();
-            Instant end;
-            try {
-                end = writer.awaitChanges(MIN_CHANGES).plus(LIVE_TAIL);
-                writer.stopAt(end); // it writes on through the live tail
-            } finally {
-                writer.stopNowUnlessTold();
-            }
+            Instant end = writer.endAfterChanges(MIN_CHANGES, LIVE_TAIL);
 
             StreamExecutionEnvironment env =
                     StreamExecutionEnvironment.getExecutionEnvironment(

@@ -81,13 +81,7 @@ class GoogleEmulatorSnapshotITCase {
             Thread writing = new Thread(writer, "google-emulator-writer");
             writing.start();
             // Not a fixed 22 s of writes: a loaded run committed 524 of the 600 changes needed.
-            Instant end;
-            try {
-                end = writer.awaitChanges(MIN_CHANGES).plus(LIVE_TAIL);
-                writer.stopAt(end); // it writes on through the live tail
-            } finally {
-                writer.stopNowUnlessTold();
-            }
+            Instant end = writer.endAfterChanges(MIN_CHANGES, LIVE_TAIL);
 
             StreamExecutionEnvironment env =
                     StreamExecutionEnvironment.getExecutionEnvironment(

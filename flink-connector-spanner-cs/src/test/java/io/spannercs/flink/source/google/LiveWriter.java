@@ -87,6 +87,21 @@ final class LiveWriter implements Runnable {
         return afterLast.isAfter(now) ? afterLast : now;
     }
 
+    /**
+     * The end of a range that holds more than {@code n} changes: {@code liveTail} after the last
+     * commit once there are that many. The writer writes on through the tail and stops at the end;
+     * if the wait fails, it stops at once.
+     */
+    Instant endAfterChanges(int n, Duration liveTail) throws Exception {
+        try {
+            Instant end = awaitChanges(n).plus(liveTail);
+            stopAt(end);
+            return end;
+        } finally {
+            stopNowUnlessTold();
+        }
+    }
+
     /** Tells the writer to write up to {@code end} and no further. */
     void stopAt(Instant end) {
         stopAt = end;
