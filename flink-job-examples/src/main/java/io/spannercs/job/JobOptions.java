@@ -151,6 +151,10 @@ public final class JobOptions {
                 "DURATION between checkpoints; files and Kafka transactions commit on them"
                         + " (10s)");
         FLAGS.put(
+                "name-check-timeout",
+                "DURATION the check that --database and --change-stream exist waits for Spanner"
+                        + " before submitting; 0s skips the check (default 20s)");
+        FLAGS.put(
                 "unknown-values",
                 "fail or raw: column or mod types newer than the job fail it, or pass as text"
                         + " (default fail)");
@@ -186,6 +190,9 @@ public final class JobOptions {
     final Integer parallelism;
     final Duration checkpointInterval;
     final UnknownValueHandling unknownValues;
+
+    /** How long the names are checked before submitting; zero: not checked. */
+    final Duration nameCheckTimeout;
 
     final Sink sink;
 
@@ -251,6 +258,7 @@ public final class JobOptions {
                         v.getOrDefault("checkpoint-interval", "10s"),
                         problems);
         unknownValues = unknownValues(v.getOrDefault("unknown-values", "fail"), problems);
+        nameCheckTimeout = nameCheckTimeout(v.getOrDefault("name-check-timeout", "20s"), problems);
         // Pub/Sub: like Kafka, each row's changes in commit order (the same keyed reorder).
         if (sink == Sink.PUBSUB) {
             if (givenOrder == Order.SOURCE && v.containsKey("order")) {
@@ -590,10 +598,19 @@ public final class JobOptions {
         return null;
     }
 
-    /** The shared duration syntax: a unit is required, so {@code 10} is not read as 10 ms. */
+    private static Duration nameCheckTimeout(String s, List<String> problems) {
+        return duration("name-check-timeout", s, true, problems);
+    }
+
     private static Duration duration(String name, String s, List<String> problems) {
+        return duration(name, s, false, problems);
+    }
+
+    /** The shared duration syntax: a unit is required, so {@code 10} is not read as 10 ms. */
+    private static Duration duration(
+            String name, String s, boolean zeroAllowed, List<String> problems) {
         try {
-            return DurationFlag.parse("--" + name, s, false);
+            return DurationFlag.parse("--" + name, s, zeroAllowed);
         } catch (IllegalArgumentException e) {
             problems.add(e.getMessage());
             return null;

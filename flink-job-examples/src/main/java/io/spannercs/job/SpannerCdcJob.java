@@ -70,26 +70,28 @@ public final class SpannerCdcJob {
                         });
     }
 
-    /** How long the check of the names before submitting waits for Spanner. */
-    static final java.time.Duration NAME_CHECK_TIMEOUT = java.time.Duration.ofSeconds(20);
-
     /**
      * Asks the database, before the job is submitted, whether {@code --database} and {@code
      * --change-stream} exist (one query). A check that cannot be made here (no answer, no
      * credentials on this machine, no permission) is reported on {@code warnings} and the job is
-     * submitted: it fails naming the problem itself, once, if there is one.
+     * submitted: it fails naming the problem itself, once, if there is one. {@code
+     * --name-check-timeout 0s} skips the check.
      *
      * @return what is wrong, naming the flag, or null
      */
     static String checkNames(JobOptions o, java.io.PrintStream warnings) {
+        if (o.nameCheckTimeout.isZero()) {
+            return null;
+        }
         SpannerSourceConfig config = source(o, ChangeEventDeserializer.changeEvents()).config();
-        NameCheck.Result r = NameCheck.check(config, NAME_CHECK_TIMEOUT);
+        NameCheck.Result r = NameCheck.check(config, o.nameCheckTimeout);
         if (!r.checked()) {
             warnings.println(
                     "warning: could not check --database and --change-stream before submitting ("
                             + r.detail()
                             + "); submitting the job, which fails naming the problem if there is"
-                            + " one");
+                            + " one (--name-check-timeout sets how long the check waits, 0s skips"
+                            + " it)");
             return null;
         }
         if (r.missing() == NameCheck.Missing.DATABASE) {

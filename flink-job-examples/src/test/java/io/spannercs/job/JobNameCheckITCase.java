@@ -33,8 +33,15 @@ class JobNameCheckITCase {
     }
 
     private static JobOptions options(String host, String database, String stream) {
+        return options(host, database, stream, "20s");
+    }
+
+    private static JobOptions options(
+            String host, String database, String stream, String nameCheckTimeout) {
         return JobOptions.parse(
                 new String[] {
+                    "--name-check-timeout",
+                    nameCheckTimeout,
                     "--project",
                     emulator.projectId(),
                     "--instance",
@@ -127,5 +134,13 @@ class JobNameCheckITCase {
                 .startsWith("warning: could not check --database and --change-stream")
                 .contains("127.0.0.1:" + closedPort)
                 .contains("submitting the job");
+    }
+
+    /** Where the submitting machine cannot reach Spanner, 0s submits without waiting. */
+    @Test
+    void aZeroTimeoutSkipsTheCheck() {
+        Checked c = check(options(emulator.hostPort(), "no_such_db", ChangeFiles.STREAM, "0s"));
+        assertThat(c.error()).as("a wrong database, not checked").isNull();
+        assertThat(c.warnings()).isEmpty();
     }
 }

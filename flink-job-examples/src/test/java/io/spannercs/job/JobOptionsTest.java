@@ -172,6 +172,17 @@ class JobOptionsTest {
     }
 
     @Test
+    void theNameCheckWaits20SUnlessToldAndZeroSkipsIt() {
+        assertThat(parse().nameCheckTimeout).isEqualTo(Duration.ofSeconds(20));
+        assertThat(parse("--name-check-timeout", "2min").nameCheckTimeout)
+                .isEqualTo(Duration.ofMinutes(2));
+        assertThat(parse("--name-check-timeout", "0s").nameCheckTimeout).isZero();
+        assertThatThrownBy(() -> parse("--name-check-timeout", "30"))
+                .hasMessageStartingWith(
+                        "--name-check-timeout needs a unit, e.g. 0s or 10s; got '30'");
+    }
+
+    @Test
     void priorityRoleAndHeartbeatReachTheSource() {
         SpannerSourceConfig config =
                 SpannerCdcJob.source(
