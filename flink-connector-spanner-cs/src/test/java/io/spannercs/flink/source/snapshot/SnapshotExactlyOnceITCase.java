@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.spannercs.emulator.SpannerEmulator;
 import io.spannercs.emulator.schema.Dialect;
 import io.spannercs.emulator.schema.TableDef;
+import io.spannercs.emulator.testing.Await;
 import io.spannercs.emulator.testing.RandomClientWrites;
 import io.spannercs.emulator.workload.WorkloadConfig;
 import io.spannercs.emulator.workload.WorkloadGenerator;
@@ -186,6 +187,9 @@ class SnapshotExactlyOnceITCase {
         }
     }
 
+    /** Bounds a fill that stalls; a passing one takes a few seconds. */
+    private static final Duration FILL_LIMIT = Duration.ofMinutes(2);
+
     /** Inserts rows into every table until the tables hold {@code rows}. */
     static void fill(SpannerEmulator emulator, int rows) throws InterruptedException {
         WorkloadGenerator fill =
@@ -200,9 +204,11 @@ class SnapshotExactlyOnceITCase {
                                 .build());
         fill.start();
         try {
-            while (total(emulator) < rows) {
-                Thread.sleep(50);
-            }
+            Await.until(
+                    rows + " rows in the tables",
+                    FILL_LIMIT,
+                    () -> total(emulator) >= rows,
+                    () -> total(emulator) + " rows so far");
         } finally {
             fill.stop();
         }

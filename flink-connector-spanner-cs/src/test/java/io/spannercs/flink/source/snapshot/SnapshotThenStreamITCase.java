@@ -7,6 +7,7 @@ import io.spannercs.emulator.workload.WorkloadConfig;
 import io.spannercs.emulator.workload.WorkloadGenerator;
 import io.spannercs.flink.format.ChangeEvent;
 import io.spannercs.flink.format.ChangeEventTypeInfo;
+import io.spannercs.flink.source.CommittedRange;
 import io.spannercs.flink.source.EmulatorSources;
 import io.spannercs.flink.source.GroundTruth;
 import io.spannercs.flink.source.SpannerChangeStreamSource;
@@ -40,6 +41,12 @@ class SnapshotThenStreamITCase {
     /** Rows in the tables at the snapshot: enough for several chunks per split. */
     private static final int MIN_ROWS = 2000;
 
+    /** Changes after the snapshot the range holds at least, through two partition churns. */
+    private static final int MIN_CHANGES = 200;
+
+    /** How long the workload writes on after the range holds them, while the job reads. */
+    private static final Duration LIVE_TAIL = Duration.ofSeconds(3);
+
     private static final String DDL =
             "CREATE TABLE Orders (OrderId INT64 NOT NULL, Customer STRING(MAX), Amount NUMERIC,"
                     + " Tags ARRAY<INT64>) PRIMARY KEY (OrderId);\n"
@@ -61,33 +68,9 @@ class SnapshotThenStreamITCase {
                         .churnInterval(Duration.ofMillis(500))
                         .seed(7)
                         .start()) {
-            WorkloadGenerator fill =
-                    new WorkloadGenerator(
-                            emulator.database(),
-                            WorkloadConfig.builder()
-                                    .transactionsPerSecond(2000)
-                                    .rowsPerTransaction(5, 10)
-                                    .mix(1, 0, 0)
-                                    .keySpace(100_000)
-                                    .seed(3)
-                                    .build());
-            fill.start();
-            // Until the tables hold the rows the checks need, not for a fixed 1.5 s: a loaded
-            // machine filled 1,542 in that time.
-            long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-            try {
-                while (emulator.database().database().rowCounts().values().stream()
-                                .mapToInt(Integer::intValue)
-                                .sum()
-                        <= MIN_ROWS) {
-                    assertThat(System.nanoTime()).as("rows filled").isLessThan(deadline);
-                    Thread.sleep(50);
-                }
-            } finally {
-                fill.stop();
-            }
-            Instant snapshotAt = Instant.now();
-            Instant end = snapshotAt.plusSeconds(8);
+            SnapshotExactlyOnceITCase.fill(emulator, MIN_ROWS + 1);
+            CommittedRange range = CommittedRange.startingNow(emulator, stream);
+            Instant snapshotAt = range.start();
             WorkloadGenerator workload =
                     new WorkloadGenerator(
                             emulator.database(),
@@ -97,6 +80,15 @@ class SnapshotThenStreamITCase {
                                     .seed(5)
                                     .build());
             workload.start();
+            // The range holds what the checks need, however slowly a loaded machine writes; the
+            // workload writes on through a live tail, while the job starts and reads the snapshot.
+            Instant end;
+            try {
+                end = range.awaitWritten(MIN_CHANGES, 2).afterLastCommit().plus(LIVE_TAIL);
+            } catch (AssertionError | RuntimeException e) {
+                workload.stop();
+                throw e;
+            }
 
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
             env.setParallelism(2);
@@ -134,6 +126,7 @@ class SnapshotThenStreamITCase {
                     .filter(e -> !e.isSnapshot())
                     .forEach(e -> changes.add(GroundTruth.identity(e)));
             assertThat(changes)
+                    .hasSizeGreaterThanOrEqualTo(MIN_CHANGES)
                     .doesNotHaveDuplicates()
                     .containsExactlyInAnyOrderElementsOf(
                             GroundTruth.expectedAsSent(
