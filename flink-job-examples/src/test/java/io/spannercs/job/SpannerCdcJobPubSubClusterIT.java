@@ -119,6 +119,14 @@ class SpannerCdcJobPubSubClusterIT {
                         return received.containsAll(expected);
                     });
             assertThat(received).containsExactlyInAnyOrderElementsOf(expected);
+            // The source's close waited its whole 15 s for gRPC's shared threads, which the
+            // sink's publishers hold until the sink closes after it.
+            assertThat(
+                            Files.readAllLines(
+                                    cluster.cluster().logDir().resolve("taskmanager-0.log"),
+                                    StandardCharsets.UTF_8))
+                    .as("the TaskManager's log")
+                    .noneMatch(l -> l.contains("Threads of the Spanner client still run"));
 
             cluster.await(
                     "no Pub/Sub, gax or gRPC thread in the TaskManager",

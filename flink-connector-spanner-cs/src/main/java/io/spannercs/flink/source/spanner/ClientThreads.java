@@ -1,9 +1,11 @@
 package io.spannercs.flink.source.spanner;
 
+import io.grpc.internal.SharedResourceHolder;
 import java.lang.reflect.Field;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.annotation.Internal;
@@ -23,7 +25,9 @@ import org.slf4j.LoggerFactory;
  * (and which then fail with {@code NoClassDefFoundError} once Flink has closed the class loader).
  * The static executors are told to let idle threads end; the last {@link #release} waits (bounded)
  * for every client thread of this class loader to end (when this class came with the job: with the
- * connector in Flink's lib/ there is nothing to free).
+ * connector in Flink's lib/ there is nothing to free). gRPC's shared threads that another gRPC
+ * client of the class loader still uses (a Pub/Sub sink of the same job) end with that client: the
+ * wait gives them {@link #SHARED_GRPC_GRACE}, not the whole {@link #AWAIT}.
  *
  * <p>State is static on purpose: one count per class loader, which is what the threads pin.
  */
@@ -33,6 +37,14 @@ public final class ClientThreads {
 
     /** How long the last close waits for the client's threads to end. */
     static final Duration AWAIT = Duration.ofSeconds(15);
+
+    /**
+     * How long the last close waits before it takes gRPC's shared threads, while a channel of this
+     * class loader still uses them, as another gRPC client's (a Pub/Sub sink's in the same job):
+     * they end when that client closes, and waiting longer only delays this task's end. gRPC
+     * releases them a second after the last channel.
+     */
+    static final Duration SHARED_GRPC_GRACE = Duration.ofSeconds(2);
 
     /** Idle time after which a thread of the client's static executors ends. */
     private static final long IDLE_MILLIS = 1000;
@@ -95,13 +107,23 @@ public final class ClientThreads {
         if (!ownClassLoader()) {
             return;
         }
-        long deadline = System.nanoTime() + AWAIT.toNanos();
+        long start = System.nanoTime();
+        long deadline = start + AWAIT.toNanos();
+        long graceEnd = start + SHARED_GRPC_GRACE.toNanos();
         List<Thread> alive = clientThreads();
         while (!alive.isEmpty() && System.nanoTime() < deadline) {
             synchronized (ClientThreads.class) {
                 if (open > 0) {
                     return; // a new client uses them
                 }
+            }
+            if (System.nanoTime() >= graceEnd && onlyGrpcShared(alive) && grpcSharedInUse()) {
+                LOG.debug(
+                        "gRPC's shared threads {} serve another gRPC client of this class loader"
+                                + " (not the Spanner client's, which is closed): they end when it"
+                                + " closes",
+                        alive.stream().map(Thread::getName).toList());
+                return;
             }
             try {
                 Thread.sleep(50);
@@ -116,6 +138,38 @@ public final class ClientThreads {
                     "Threads of the Spanner client still run {} s after it was closed: {}",
                     AWAIT.toSeconds(),
                     alive.stream().map(Thread::getName).toList());
+        }
+    }
+
+    private static boolean onlyGrpcShared(List<Thread> threads) {
+        return threads.stream().allMatch(t -> t.getName().startsWith("grpc-"));
+    }
+
+    /**
+     * Whether a channel or server of this class loader holds one of gRPC's shared resources (event
+     * loops, executors, timers) now. False where gRPC's internals differ from the version this was
+     * written against (1.83): the close then waits as long as before.
+     */
+    @VisibleForTesting
+    static boolean grpcSharedInUse() {
+        try {
+            Field holderField = SharedResourceHolder.class.getDeclaredField("holder");
+            holderField.setAccessible(true);
+            Object holder = holderField.get(null);
+            Field instancesField = SharedResourceHolder.class.getDeclaredField("instances");
+            instancesField.setAccessible(true);
+            synchronized (holder) { // gRPC's own lock of the map
+                for (Object instance : ((Map<?, ?>) instancesField.get(holder)).values()) {
+                    Field refcount = instance.getClass().getDeclaredField("refcount");
+                    refcount.setAccessible(true);
+                    if (refcount.getInt(instance) > 0) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return false;
         }
     }
 
