@@ -19,8 +19,12 @@ import org.apache.flink.annotation.Internal;
  */
 @Internal
 final class EmulatorCheck {
-    /** As long as the client's own check waits. */
-    static final Duration TIMEOUT = Duration.ofSeconds(10);
+    /**
+     * Three times the client's own check (10 s), which follows this one: an emulator on a loaded
+     * machine can take longer than that to answer its first question (a test run beside another
+     * build failed a session-cluster job so), and only an endpoint that never answers waits it all.
+     */
+    static final Duration TIMEOUT = Duration.ofSeconds(30);
 
     private EmulatorCheck() {}
 

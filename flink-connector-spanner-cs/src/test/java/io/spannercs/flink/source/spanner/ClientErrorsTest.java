@@ -78,12 +78,12 @@ class ClientErrorsTest {
         try (SpannerRootPartitions root = new SpannerRootPartitions(config)) {
             assertThatThrownBy(() -> root.query(config.startMicros()))
                     .hasMessageContaining("The Spanner emulator at " + silentHost())
-                    .hasMessageContaining("did not answer within 10 s")
+                    .hasMessageContaining("did not answer within 30 s")
                     .hasMessageContaining("'emulator-host'")
                     .hasMessageContaining("setEmulatorHost(...)")
                     .satisfies(ClientErrorsTest::assertNoRelocatedNames);
         }
-        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(30));
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(60));
     }
 
     @Test
