@@ -13,7 +13,6 @@ import java.time.Instant;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToLongFunction;
-import java.util.stream.Stream;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MetricOptions;
 import org.apache.flink.core.execution.JobClient;
@@ -395,13 +394,32 @@ final class Demo {
         if (!Files.isDirectory(output)) {
             return 0;
         }
-        try (Stream<Path> files = Files.walk(output)) {
-            return files.filter(Files::isRegularFile)
-                    .filter(p -> p.getFileName().toString().startsWith("part-"))
-                    .count();
+        // The sink renames in-progress files while this walks: a file gone meanwhile is skipped.
+        long[] count = {0};
+        try {
+            Files.walkFileTree(
+                    output,
+                    new java.nio.file.SimpleFileVisitor<>() {
+                        @Override
+                        public java.nio.file.FileVisitResult visitFile(
+                                Path p, java.nio.file.attribute.BasicFileAttributes a) {
+                            if (a.isRegularFile()
+                                    && p.getFileName().toString().startsWith("part-")) {
+                                count[0]++;
+                            }
+                            return java.nio.file.FileVisitResult.CONTINUE;
+                        }
+
+                        @Override
+                        public java.nio.file.FileVisitResult visitFileFailed(
+                                Path p, java.io.IOException e) {
+                            return java.nio.file.FileVisitResult.CONTINUE;
+                        }
+                    });
         } catch (java.io.IOException e) {
-            return 0;
+            return count[0];
         }
+        return count[0];
     }
 
     static Path defaultOutput() {
